@@ -1,0 +1,5 @@
+export type { Storage, FileStatus, ContentSummary, DeleteOptions } from './types.ts';
+export { LocalStorage } from './local.ts';
+export { resolveLocation, type Location, type StorageOptions } from './resolve.ts';
+export { mapLimit } from './parallel.ts';
+export { asyncBufferOf, type AsyncBufferLike } from './async-buffer.ts';

@@ -1,0 +1,230 @@
+import * as fs from 'node:fs/promises';
+import * as nodePath from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { StorageError, type StorageErrorCode } from '../errors/index.ts';
+import type { ContentSummary, DeleteOptions, FileStatus, Storage } from './types.ts';
+
+function codeOf(e: unknown): StorageErrorCode {
+  switch ((e as NodeJS.ErrnoException)?.code) {
+    case 'ENOENT':
+      return 'not-found';
+    case 'EEXIST':
+      return 'already-exists';
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission-denied';
+    case 'ENOTEMPTY':
+      return 'not-empty';
+    case 'ENOTDIR':
+      return 'not-a-directory';
+    case 'EISDIR':
+      return 'is-a-directory';
+    default:
+      return 'io';
+  }
+}
+
+const WORDS: Record<StorageErrorCode, string> = {
+  'not-found': 'no such file or directory',
+  'already-exists': 'already exists',
+  'permission-denied': 'permission denied',
+  'not-empty': 'directory not empty',
+  'not-a-directory': 'not a directory',
+  'is-a-directory': 'is a directory',
+  unavailable: 'unavailable',
+  timeout: 'timed out',
+  io: 'I/O error',
+};
+
+function fail(op: string, path: string, e: unknown): StorageError {
+  const code = codeOf(e);
+  const detail = code === 'io' ? `: ${(e as Error)?.message ?? String(e)}` : '';
+  return new StorageError(op, path, code, `${op} ${path}: ${WORDS[code]}${detail}`, { cause: e });
+}
+
+function toStatus(path: string, st: import('node:fs').Stats): FileStatus {
+  return {
+    path,
+    name: nodePath.posix.basename(path),
+    isDirectory: st.isDirectory(),
+    size: st.isDirectory() ? 0 : st.size,
+    mtimeMs: Math.floor(st.mtimeMs),
+  };
+}
+
+/** Local file system (also NFS mounts). */
+export class LocalStorage implements Storage {
+  readonly scheme = 'file';
+
+  uri(path: string): string {
+    return path;
+  }
+
+  async list(dir: string): Promise<FileStatus[]> {
+    let names: import('node:fs').Dirent[];
+    try {
+      names = await fs.readdir(dir, { withFileTypes: true });
+    } catch (e) {
+      throw fail('list', dir, e);
+    }
+    const out: FileStatus[] = [];
+    await Promise.all(
+      names.map(async (d) => {
+        if (d.name.endsWith('.crc')) return;
+        const p = dir.endsWith('/') ? dir + d.name : `${dir}/${d.name}`;
+        try {
+          out.push(toStatus(p, await fs.stat(p)));
+        } catch (e) {
+          // A file deleted between readdir and stat is simply gone.
+          if (codeOf(e) !== 'not-found') throw fail('stat', p, e);
+        }
+      }),
+    );
+    out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    return out;
+  }
+
+  async stat(path: string): Promise<FileStatus> {
+    try {
+      return toStatus(path, await fs.stat(path));
+    } catch (e) {
+      throw fail('stat', path, e);
+    }
+  }
+
+  async exists(path: string): Promise<boolean> {
+    try {
+      await fs.stat(path);
+      return true;
+    } catch (e) {
+      if (codeOf(e) === 'not-found') return false;
+      throw fail('stat', path, e);
+    }
+  }
+
+  async readFile(path: string): Promise<Uint8Array> {
+    try {
+      return await fs.readFile(path);
+    } catch (e) {
+      throw fail('read', path, e);
+    }
+  }
+
+  async readRange(path: string, offset: number, length: number): Promise<Uint8Array> {
+    let fh: fs.FileHandle | undefined;
+    try {
+      fh = await fs.open(path, 'r');
+      const buf = Buffer.allocUnsafe(length);
+      let got = 0;
+      while (got < length) {
+        const { bytesRead } = await fh.read(buf, got, length - got, offset + got);
+        if (bytesRead === 0) break;
+        got += bytesRead;
+      }
+      return got === length ? buf : buf.subarray(0, got);
+    } catch (e) {
+      throw fail('read', path, e);
+    } finally {
+      await fh?.close();
+    }
+  }
+
+  async writeNew(path: string, data: Uint8Array): Promise<void> {
+    // Write a hidden temp file beside the target, then link(2) it into place: link fails with
+    // EEXIST instead of overwriting, and readers never see a partial file.
+    const dir = nodePath.posix.dirname(path);
+    const tmp = `${dir}/.tblcli-tmp-${process.pid}-${randomBytes(6).toString('hex')}`;
+    try {
+      await fs.writeFile(tmp, data, { flag: 'wx' });
+    } catch (e) {
+      throw fail('create', path, e);
+    }
+    try {
+      await fs.link(tmp, path);
+    } catch (e) {
+      throw fail('create', path, e);
+    } finally {
+      await fs.rm(tmp, { force: true });
+    }
+  }
+
+  async append(path: string, data: Uint8Array): Promise<void> {
+    try {
+      await fs.appendFile(path, data);
+    } catch (e) {
+      throw fail('append', path, e);
+    }
+  }
+
+  async rename(from: string, to: string): Promise<void> {
+    // link + unlink gives rename-without-overwrite for files; directories use a checked rename.
+    let st: import('node:fs').Stats;
+    try {
+      st = await fs.stat(from);
+    } catch (e) {
+      throw fail('rename', from, e);
+    }
+    if (st.isDirectory()) {
+      if (await this.exists(to)) throw fail('rename', to, Object.assign(new Error(), { code: 'EEXIST' }));
+      try {
+        await fs.rename(from, to);
+      } catch (e) {
+        throw fail('rename', from, e);
+      }
+      return;
+    }
+    try {
+      await fs.link(from, to);
+    } catch (e) {
+      throw fail('rename', codeOf(e) === 'already-exists' ? to : from, e);
+    }
+    await fs.unlink(from);
+  }
+
+  async delete(path: string, opts: DeleteOptions = {}): Promise<boolean> {
+    let st: import('node:fs').Stats;
+    try {
+      st = await fs.lstat(path);
+    } catch (e) {
+      if (codeOf(e) === 'not-found') return false;
+      throw fail('delete', path, e);
+    }
+    try {
+      if (st.isDirectory()) {
+        if (opts.recursive) await fs.rm(path, { recursive: true });
+        else await fs.rmdir(path);
+      } else {
+        await fs.unlink(path);
+      }
+      return true;
+    } catch (e) {
+      throw fail('delete', path, e);
+    }
+  }
+
+  async mkdirs(path: string): Promise<void> {
+    try {
+      await fs.mkdir(path, { recursive: true });
+    } catch (e) {
+      throw fail('mkdirs', path, e);
+    }
+  }
+
+  async contentSummary(path: string): Promise<ContentSummary> {
+    const sum: ContentSummary = { length: 0, fileCount: 0, directoryCount: 0 };
+    const walk = async (p: string): Promise<void> => {
+      const st = await this.stat(p);
+      if (!st.isDirectory) {
+        sum.length += st.size;
+        sum.fileCount += 1;
+        return;
+      }
+      sum.directoryCount += 1;
+      for (const c of await this.list(p)) await walk(c.path);
+    };
+    await walk(path);
+    return sum;
+  }
+
+  async close(): Promise<void> {}
+}

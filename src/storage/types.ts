@@ -1,0 +1,52 @@
+// The one interface everything above the storage layer uses. Paths are absolute,
+// '/'-separated paths in the storage's own namespace (a local path, or an HDFS path).
+
+export interface FileStatus {
+  /** absolute path */
+  path: string;
+  /** last path segment */
+  name: string;
+  isDirectory: boolean;
+  size: number;
+  /** modification time, epoch milliseconds */
+  mtimeMs: number;
+}
+
+export interface ContentSummary {
+  length: number;
+  fileCount: number;
+  directoryCount: number;
+}
+
+export interface DeleteOptions {
+  recursive?: boolean;
+}
+
+export interface Storage {
+  /** 'file', 'webhdfs', 'swebhdfs', 'hdfs' */
+  readonly scheme: string;
+  /** Renders a path as the URI users typed (for messages and `desc`). */
+  uri(path: string): string;
+  /** Entries of a directory (not recursive); `.crc` checksum files are skipped. Throws not-found. */
+  list(dir: string): Promise<FileStatus[]>;
+  /** Throws StorageError code 'not-found' when absent. */
+  stat(path: string): Promise<FileStatus>;
+  exists(path: string): Promise<boolean>;
+  readFile(path: string): Promise<Uint8Array>;
+  /** Reads [offset, offset+length); shorter at end of file. */
+  readRange(path: string, offset: number, length: number): Promise<Uint8Array>;
+  /**
+   * Creates a file that must not exist yet, atomically: readers never see a partial file, and an
+   * existing file is never overwritten (StorageError code 'already-exists').
+   */
+  writeNew(path: string, data: Uint8Array): Promise<void>;
+  /** Appends to an existing file (creates it when absent). */
+  append(path: string, data: Uint8Array): Promise<void>;
+  /** Renames without overwriting; 'already-exists' if `to` exists, 'not-found' if `from` is absent. */
+  rename(from: string, to: string): Promise<void>;
+  /** Returns false when nothing was there. A non-empty directory needs `recursive`. */
+  delete(path: string, opts?: DeleteOptions): Promise<boolean>;
+  mkdirs(path: string): Promise<void>;
+  contentSummary(path: string): Promise<ContentSummary>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,3 @@
+export * from './instant-time.ts';
+export * from './bytes.ts';
+export * from './paths.ts';
