@@ -1,0 +1,73 @@
+// The streams and terminal facts every command writes through. Decided once (systemIO) and injected,
+// so tests run the whole CLI in-process with makeTestIO.
+
+export interface IO {
+  stdout: (s: string) => void;
+  stderr: (s: string) => void;
+  isStdoutTTY: boolean;
+  isStderrTTY: boolean;
+  /** Colour allowed at all; Output still only colours a TTY (piped output never carries ANSI). */
+  colorEnabled: boolean;
+  columns: number;
+  stdin?: NodeJS.ReadableStream;
+}
+
+type Env = Record<string, string | undefined>;
+
+/**
+ * The real process streams.
+ *   TBLCLI_FORCE_TTY  set (not "", "0", "false") → treat stdout and stderr as terminals (like
+ *                     GH_FORCE_TTY); a number also sets the width.
+ *   NO_COLOR          set and non-empty → no colour (no-color.org), wins over everything.
+ *   FORCE_COLOR       set (not "0"/"false") → colour even with TERM=dumb.
+ *   otherwise colour when stdout is a TTY and TERM is not "dumb".
+ */
+export function systemIO(env: Env = process.env): IO {
+  const force = env.TBLCLI_FORCE_TTY;
+  const forced = force !== undefined && force !== '' && force !== '0' && force.toLowerCase() !== 'false';
+  const isStdoutTTY = forced || process.stdout.isTTY === true;
+  const isStderrTTY = forced || process.stderr.isTTY === true;
+  const forcedCols = forced && /^\d+$/.test(force!) ? Number(force) : undefined;
+  const envCols = env.COLUMNS && /^\d+$/.test(env.COLUMNS) ? Number(env.COLUMNS) : undefined;
+  const columns = forcedCols ?? (process.stdout.isTTY ? process.stdout.columns : undefined) ?? envCols ?? 80;
+
+  let colorEnabled: boolean;
+  const fc = env.FORCE_COLOR;
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') colorEnabled = false;
+  else if (fc !== undefined && fc !== '0' && fc.toLowerCase() !== 'false') colorEnabled = true;
+  else colorEnabled = isStdoutTTY && env.TERM !== 'dumb';
+
+  return {
+    stdout: (s) => void process.stdout.write(s),
+    stderr: (s) => void process.stderr.write(s),
+    isStdoutTTY,
+    isStderrTTY,
+    colorEnabled,
+    columns,
+    stdin: process.stdin,
+  };
+}
+
+/** In-memory IO for tests (gh's iostreams.Test): not a TTY, 100 columns, no colour unless asked. */
+export function makeTestIO(opts: { tty?: boolean; columns?: number; color?: boolean } = {}): {
+  io: IO;
+  out(): string;
+  err(): string;
+} {
+  let out = '';
+  let err = '';
+  const tty = opts.tty ?? false;
+  const io: IO = {
+    stdout: (s) => {
+      out += s;
+    },
+    stderr: (s) => {
+      err += s;
+    },
+    isStdoutTTY: tty,
+    isStderrTTY: tty,
+    colorEnabled: opts.color ?? false,
+    columns: opts.columns ?? 100,
+  };
+  return { io, out: () => out, err: () => err };
+}

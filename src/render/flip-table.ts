@@ -1,0 +1,107 @@
+// com.jakewharton.fliptables.FlipTable (1.0.x, as used by hudi-cli's HoodiePrintHelper), reproduced
+// byte for byte:
+//   - column width = longest line (cells split on '\n', Java split semantics) over header and data,
+//     ANSI SGR codes ignored;
+//   - every cell is " " + line padded to the width + " ";
+//   - no data rows: a ╠═╧═╣ divider, one "(empty)" row spanning the inner width, ╚═══╝; when the
+//     whole table is narrower than "(empty)" the last column is widened;
+//   - every line ends with '\n'.
+// One deliberate difference: FlipTable pads with String.format, which counts ANSI codes, so a
+// coloured cell narrower than its column comes out misaligned. We pad by visible width; without
+// colour (always the case off a TTY) the bytes are identical.
+
+import { visibleLength } from './ansi.ts';
+
+const EMPTY = '(empty)';
+
+// Divider characters in FlipTable's order: start, fill, joint, (unused), end.
+const TOP = '╔═╤═╗';
+const HEADER_BOTTOM = '╠═╪═╣';
+const HEADER_BOTTOM_NO_DATA = '╠═╧═╣';
+const ROW_DIVIDER = '╟─┼─╢';
+const FOOTER = '╚═╧═╝';
+const FOOTER_NO_DATA = '╚═══╝';
+const ROW_START = '║';
+const COLUMN_SEPARATOR = '│';
+const ROW_END = '║';
+
+export interface FlipTableStyle {
+  /** Applied to each header line's text after widths are measured (e.g. bold on a TTY). */
+  header?: (line: string) => string;
+}
+
+export function renderFlipTable(headers: string[], cells: string[][], style: FlipTableStyle = {}): string {
+  const columns = headers.length;
+  if (columns === 0) throw new Error('Headers must not be empty.');
+  const widths = new Array<number>(columns).fill(0);
+  const measure = (row: string[], rowNo: number): void => {
+    if (row.length !== columns) {
+      throw new Error(`Row ${rowNo}'s ${row.length} columns != ${columns} columns`);
+    }
+    row.forEach((cell, c) => {
+      for (const line of javaSplitLines(cell)) widths[c] = Math.max(widths[c]!, visibleLength(line));
+    });
+  };
+  measure(headers, 0);
+  cells.forEach((row, i) => measure(row, i + 1));
+
+  const emptyWidth = widths.reduce((a, w) => a + w, 3 * (columns - 1));
+  if (emptyWidth < EMPTY.length) widths[columns - 1]! += EMPTY.length - emptyWidth;
+
+  let out = divider(widths, TOP);
+  out += dataLines(widths, headers, style.header);
+  if (cells.length === 0) {
+    out += divider(widths, HEADER_BOTTOM_NO_DATA);
+    out += `${ROW_START}${pad(emptyWidth, EMPTY)}${ROW_END}\n`;
+    out += divider(widths, FOOTER_NO_DATA);
+  } else {
+    cells.forEach((row, i) => {
+      out += divider(widths, i === 0 ? HEADER_BOTTOM : ROW_DIVIDER);
+      out += dataLines(widths, row);
+    });
+    out += divider(widths, FOOTER);
+  }
+  return out;
+}
+
+function divider(widths: number[], format: string): string {
+  let s = '';
+  widths.forEach((w, c) => {
+    s += (c === 0 ? format[0] : format[2]) + format[1]!.repeat(w + 2);
+  });
+  return `${s}${format[4]}\n`;
+}
+
+function dataLines(widths: number[], row: string[], styleLine?: (s: string) => string): string {
+  const split = row.map(javaSplitLines);
+  const lines = Math.max(1, ...split.map((l) => l.length));
+  let s = '';
+  for (let line = 0; line < lines; line++) {
+    split.forEach((cellLines, c) => {
+      s += c === 0 ? ROW_START : COLUMN_SEPARATOR;
+      const text = cellLines[line] ?? '';
+      s += pad(widths[c]!, text, styleLine && text !== '' ? styleLine(text) : text);
+    });
+    s += `${ROW_END}\n`;
+  }
+  return s;
+}
+
+/** " " + text + spaces up to width + " " (Java `String.format(" %-Ns ", text)` by visible width). */
+function pad(width: number, text: string, shown: string = text): string {
+  return ` ${shown}${' '.repeat(Math.max(0, width - visibleLength(text)))} `;
+}
+
+/** Java String.split("\\n"): trailing empty strings are dropped, so "a\n" is one line and "\n" none. */
+function javaSplitLines(s: string): string[] {
+  const parts = s.split('\n');
+  let end = parts.length;
+  while (end > 0 && parts[end - 1] === '') end--;
+  // Java returns the input itself when there is no match, so "" is one (empty) line.
+  return end === 0 && !s.includes('\n') ? [s] : parts.slice(0, end);
+}
+
+/** hudi-cli's plain `HoodiePrintHelper.print(String[] header, String[][] rows)`: FlipTable, no sort/convert. */
+export function renderPlainTable(headers: string[], cells: string[][]): string {
+  return renderFlipTable(headers, cells);
+}
