@@ -109,11 +109,11 @@ function unwrapNullable(t: AvroType, where: string): { type: AvroType; optional:
 }
 
 function avroTypeName(t: AvroType): string {
-  return typeof t === 'string' ? t : Array.isArray(t) ? 'union' : String(t.type);
+  return typeof t === 'string' ? t : Array.isArray(t) ? 'union' : String((t as { type: unknown }).type);
 }
 
 function primitiveElement(name: string, t: AvroType, rep: SchemaElement['repetition_type'], where: string): SchemaElement {
-  const base = typeof t === 'string' ? t : String(t.type);
+  const base = typeof t === 'string' ? t : avroTypeName(t);
   const lt = typeof t === 'object' && !Array.isArray(t) ? (t as { logicalType?: string }).logicalType : undefined;
   const obj = typeof t === 'object' && !Array.isArray(t) ? (t as Record<string, unknown>) : {};
   if (lt === 'decimal' && (base === 'bytes' || base === 'fixed')) {
@@ -328,7 +328,8 @@ export function writeHoodieParquet(opts: HoodieParquetWriteOptions): HoodieParqu
     void parquetWrite({
       writer,
       columnData,
-      schema: parquetSchema,
+      // hyparquet-writer bundles its own hyparquet copy; the SchemaElement shapes are identical
+      schema: parquetSchema as NonNullable<Parameters<typeof parquetWrite>[0]['schema']>,
       codec: (opts.codec ?? 'GZIP') as CompressionCodec,
       compressors,
       statistics: true,
