@@ -1,0 +1,4 @@
+export * from './format.ts';
+export * from './reader.ts';
+export * from './content.ts';
+export * from './delete-record.ts';

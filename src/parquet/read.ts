@@ -1,0 +1,99 @@
+// Parquet read adapter over hyparquet (+ hyparquet-compressors for GZIP, Hudi's default, ZSTD, ...).
+// Reads go through Storage range reads, so a footer costs two small requests over WebHDFS.
+import { parquetMetadataAsync, parquetReadObjects, parquetSchema } from 'hyparquet';
+import type { AsyncBuffer, FileMetaData, SchemaTree } from 'hyparquet';
+import { compressors } from 'hyparquet-compressors';
+import { TblError } from '../errors/index.ts';
+import { asyncBufferOf, type Storage } from '../storage/index.ts';
+
+export type ParquetRow = Record<string, unknown>;
+
+export interface ParquetFileInfo {
+  numRows: number;
+  numRowGroups: number;
+  createdBy?: string;
+  /** footer key/value metadata (parquet.avro.schema, hoodie_min_record_key, org.apache.hudi.bloomfilter, ...) */
+  keyValue: Record<string, string>;
+  /** top-level column names in file order */
+  columns: string[];
+  metadata: FileMetaData;
+}
+
+export interface ReadRowsOptions {
+  columns?: string[];
+  rowStart?: number;
+  rowEnd?: number;
+}
+
+/** An AsyncBuffer over bytes already in memory (parquet data blocks inside log files). */
+export function bytesAsyncBuffer(bytes: Uint8Array): AsyncBuffer {
+  const ab = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+  return { byteLength: ab.byteLength, slice: (s: number, e?: number) => ab.slice(s, e) };
+}
+
+function wrap(e: unknown, path: string, what: string): TblError {
+  if (e instanceof TblError) return e;
+  return new TblError('parquet', `${what} ${path}: ${(e as Error)?.message ?? String(e)}`, { path, cause: e });
+}
+
+export function describeParquet(metadata: FileMetaData): ParquetFileInfo {
+  const keyValue: Record<string, string> = {};
+  for (const kv of metadata.key_value_metadata ?? []) keyValue[kv.key] = kv.value ?? '';
+  const tree: SchemaTree = parquetSchema(metadata);
+  return {
+    numRows: Number(metadata.num_rows),
+    numRowGroups: metadata.row_groups.length,
+    createdBy: metadata.created_by,
+    keyValue,
+    columns: tree.children.map((c) => c.element.name),
+    metadata,
+  };
+}
+
+export async function readParquetMetadataFrom(file: AsyncBuffer, path: string): Promise<ParquetFileInfo> {
+  try {
+    return describeParquet(await parquetMetadataAsync(file));
+  } catch (e) {
+    throw wrap(e, path, 'cannot read parquet footer of');
+  }
+}
+
+export async function readParquetRowsFrom(
+  file: AsyncBuffer,
+  path: string,
+  opts: ReadRowsOptions & { metadata?: FileMetaData } = {},
+): Promise<ParquetRow[]> {
+  try {
+    return (await parquetReadObjects({
+      file,
+      metadata: opts.metadata,
+      columns: opts.columns,
+      rowStart: opts.rowStart,
+      rowEnd: opts.rowEnd,
+      compressors,
+    })) as ParquetRow[];
+  } catch (e) {
+    throw wrap(e, path, 'cannot read parquet rows of');
+  }
+}
+
+async function openFile(storage: Storage, path: string, size?: number): Promise<AsyncBuffer> {
+  const len = size ?? (await storage.stat(path)).size;
+  return asyncBufferOf(storage, path, len);
+}
+
+/** Footer of a parquet file (key/value metadata, schema, row count). */
+export async function readParquetInfo(storage: Storage, path: string, size?: number): Promise<ParquetFileInfo> {
+  return readParquetMetadataFrom(await openFile(storage, path, size), path);
+}
+
+/** Rows as objects keyed by top-level column name. INT64 columns come back as bigint. */
+export async function readParquetRows(
+  storage: Storage,
+  path: string,
+  opts: ReadRowsOptions & { size?: number } = {},
+): Promise<ParquetRow[]> {
+  const file = await openFile(storage, path, opts.size);
+  const info = await readParquetMetadataFrom(file, path);
+  return readParquetRowsFrom(file, path, { ...opts, metadata: info.metadata });
+}
