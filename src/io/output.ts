@@ -7,7 +7,7 @@
 //   - --json / --json=a,b / --format json: raw values keyed by column key; pretty on a TTY,
 //     compact otherwise.
 //   - tables are never truncated to io.columns: hudi-cli doesn't, and a cut cell is worse than a
-//     wrapped line. (The trailing blank line Spring Shell's println adds after a table is dropped.)
+//     wrapped line. The FlipTable string is written as is (it ends with '\n').
 //   - stdout carries data only; info() (titles, hints) goes to stderr on a TTY, warn() always.
 
 import {
