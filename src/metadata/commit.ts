@@ -1,0 +1,367 @@
+// HoodieCommitMetadata / HoodieReplaceCommitMetadata: JSON (timeline layout 1, Jackson) and Avro (layout 2)
+// decode to one normalised shape; encoders write either form the way Hudi does.
+import { TblError } from '../errors/index.ts';
+import { readAvroContainer, sniffContent, writeAvroContainer, schemaRecordName, type WriteAvroOptions } from './avro-container.ts';
+import { jacksonPretty, type JacksonValue } from './jackson.ts';
+import { JsonSyntaxError, orderedKeys, parseOrderedJson, setKeyOrder } from './ordered-json.ts';
+import { SCHEMAS } from './schemas.ts';
+
+export interface RuntimeStats {
+  totalScanTime: number | null;
+  totalCreateTime: number | null;
+  totalUpsertTime: number | null;
+}
+
+export interface WriteStat {
+  fileId: string;
+  path: string | null;
+  prevCommit: string | null;
+  partitionPath: string;
+  numWrites: number;
+  numDeletes: number;
+  numUpdateWrites: number;
+  numInserts: number;
+  totalWriteBytes: number;
+  totalWriteErrors: number;
+  totalLogRecords: number;
+  totalLogFilesCompacted: number;
+  totalLogSizeCompacted: number;
+  totalUpdatedRecordsCompacted: number;
+  totalLogBlocks: number;
+  totalCorruptLogBlock: number;
+  totalRollbackBlocks: number;
+  fileSizeInBytes: number;
+  totalLogFiles?: number | null;
+  /** Set (a number) only for delta-write stats (log appends); null for base-file stats. */
+  logVersion?: number | null;
+  logOffset?: number | null;
+  baseFile?: string | null;
+  logFiles?: string[] | null;
+  prevBaseFile?: string | null;
+  minEventTime?: number | null;
+  maxEventTime?: number | null;
+  runtimeStats?: RuntimeStats | null;
+  tempPath?: string | null;
+  cdcStats?: Record<string, number> | null;
+  totalLogReadTimeMs?: number | null;
+  numUpdates?: number | null;
+  /** JSON only: HoodieDeltaWriteStat.recordsStats as written (`{"val": …}`), kept for byte-exact re-encoding. */
+  recordsStats?: unknown;
+  /** JSON only: keys this codec does not know, kept in order and re-emitted after the known ones. */
+  unknownJson?: Record<string, unknown>;
+}
+
+export interface CommitMetadata {
+  partitionToWriteStats: Record<string, WriteStat[]>;
+  compacted: boolean;
+  extraMetadata: Record<string, string>;
+  operationType: string | null;
+  /** Present for replace commits (HoodieReplaceCommitMetadata). */
+  partitionToReplaceFileIds?: Record<string, string[]>;
+  /** Avro `version` field (layout 2 files); absent for JSON. */
+  version?: number | null;
+  /** JSON only: unknown top-level keys, re-emitted at the end. */
+  unknownJson?: Record<string, unknown>;
+}
+
+const COMMIT_NAMES = ['HoodieCommitMetadata', 'HoodieReplaceCommitMetadata'] as const;
+
+/** A fresh empty metadata, what Java's `new HoodieCommitMetadata()` serialises to. */
+export function emptyCommitMetadata(): CommitMetadata {
+  return { partitionToWriteStats: {}, compacted: false, extraMetadata: {}, operationType: 'UNKNOWN' };
+}
+
+type Rec = Record<string, unknown>;
+
+function num(v: unknown): number {
+  return typeof v === 'number' ? v : 0;
+}
+function numOrNull(v: unknown): number | null {
+  return typeof v === 'number' ? v : null;
+}
+function strOrNull(v: unknown): string | null {
+  return typeof v === 'string' ? v : null;
+}
+function isRec(v: unknown): v is Rec {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** Copies a map, keeping a recorded key order. */
+function mapValues<T>(src: unknown, f: (v: unknown, k: string) => T): Record<string, T> {
+  if (!isRec(src)) return {};
+  const keys = orderedKeys(src);
+  const out: Record<string, T> = {};
+  for (const k of keys) out[k] = f(src[k], k);
+  return setKeyOrder(out, keys);
+}
+
+const STAT_KEYS_BASE = [
+  'fileId', 'path', 'cdcStats', 'prevCommit', 'numWrites', 'numDeletes', 'numUpdateWrites', 'numInserts',
+  'totalWriteBytes', 'totalWriteErrors', 'tempPath', 'partitionPath', 'totalLogRecords', 'totalLogFilesCompacted',
+  'totalLogSizeCompacted', 'totalUpdatedRecordsCompacted', 'totalLogBlocks', 'totalCorruptLogBlock',
+  'totalRollbackBlocks', 'fileSizeInBytes', 'minEventTime', 'maxEventTime', 'runtimeStats',
+] as const;
+const STAT_KEYS_DELTA = ['logVersion', 'logOffset', 'baseFile', 'logFiles', 'recordsStats'] as const;
+// Fields of the Avro record only; accepted from JSON too if some writer emitted them.
+const STAT_KEYS_AVRO_ONLY = ['totalLogFiles', 'prevBaseFile', 'totalLogReadTimeMs', 'numUpdates'] as const;
+const KNOWN_STAT_KEYS = new Set<string>([...STAT_KEYS_BASE, ...STAT_KEYS_DELTA, ...STAT_KEYS_AVRO_ONLY]);
+const TOP_KEYS = ['partitionToWriteStats', 'compacted', 'extraMetadata', 'operationType', 'partitionToReplaceFileIds'];
+
+function runtimeStatsOf(v: unknown): RuntimeStats | null {
+  if (!isRec(v)) return null;
+  return {
+    totalScanTime: numOrNull(v.totalScanTime),
+    totalCreateTime: numOrNull(v.totalCreateTime),
+    totalUpsertTime: numOrNull(v.totalUpsertTime),
+  };
+}
+
+function normaliseStat(s: unknown, partition: string, fromJson: boolean): WriteStat {
+  const r = isRec(s) ? s : {};
+  const stat: WriteStat = {
+    fileId: strOrNull(r.fileId) ?? '',
+    path: strOrNull(r.path),
+    prevCommit: strOrNull(r.prevCommit),
+    partitionPath: strOrNull(r.partitionPath) ?? partition,
+    numWrites: num(r.numWrites),
+    numDeletes: num(r.numDeletes),
+    numUpdateWrites: num(r.numUpdateWrites),
+    numInserts: num(r.numInserts),
+    totalWriteBytes: num(r.totalWriteBytes),
+    totalWriteErrors: num(r.totalWriteErrors),
+    totalLogRecords: num(r.totalLogRecords),
+    totalLogFilesCompacted: num(r.totalLogFilesCompacted),
+    totalLogSizeCompacted: num(r.totalLogSizeCompacted),
+    totalUpdatedRecordsCompacted: num(r.totalUpdatedRecordsCompacted),
+    totalLogBlocks: num(r.totalLogBlocks),
+    totalCorruptLogBlock: num(r.totalCorruptLogBlock),
+    totalRollbackBlocks: num(r.totalRollbackBlocks),
+    fileSizeInBytes: num(r.fileSizeInBytes),
+    totalLogFiles: numOrNull(r.totalLogFiles),
+    logVersion: numOrNull(r.logVersion),
+    logOffset: numOrNull(r.logOffset),
+    baseFile: strOrNull(r.baseFile),
+    logFiles: Array.isArray(r.logFiles) ? r.logFiles.map(String) : null,
+    prevBaseFile: strOrNull(r.prevBaseFile),
+    minEventTime: numOrNull(r.minEventTime),
+    maxEventTime: numOrNull(r.maxEventTime),
+    runtimeStats: runtimeStatsOf(r.runtimeStats),
+    tempPath: strOrNull(r.tempPath),
+    cdcStats: isRec(r.cdcStats) ? mapValues(r.cdcStats, num) : null,
+    totalLogReadTimeMs: numOrNull(r.totalLogReadTimeMs),
+    numUpdates: numOrNull(r.numUpdates),
+  };
+  if (fromJson) {
+    if ('recordsStats' in r) stat.recordsStats = r.recordsStats;
+    const unknown = orderedKeys(r).filter((k) => !KNOWN_STAT_KEYS.has(k));
+    if (unknown.length > 0) stat.unknownJson = Object.fromEntries(unknown.map((k) => [k, r[k]]));
+  }
+  return stat;
+}
+
+function normalise(r: Rec, fromJson: boolean, replace: boolean): CommitMetadata {
+  const m: CommitMetadata = {
+    partitionToWriteStats: mapValues(r.partitionToWriteStats, (stats, k) =>
+      Array.isArray(stats) ? stats.map((s) => normaliseStat(s, k, fromJson)) : [],
+    ),
+    compacted: r.compacted === true,
+    extraMetadata: mapValues(r.extraMetadata, (v) => (v === null || v === undefined ? '' : String(v))),
+    operationType: strOrNull(r.operationType),
+  };
+  if (replace || 'partitionToReplaceFileIds' in r) {
+    m.partitionToReplaceFileIds = mapValues(r.partitionToReplaceFileIds, (v) => (Array.isArray(v) ? v.map(String) : []));
+  }
+  if (!fromJson) m.version = numOrNull(r.version);
+  if (fromJson) {
+    const unknown = orderedKeys(r).filter((k) => !TOP_KEYS.includes(k));
+    if (unknown.length > 0) m.unknownJson = Object.fromEntries(unknown.map((k) => [k, r[k]]));
+  }
+  return m;
+}
+
+/** Decodes a commit / deltacommit / replacecommit (or their inflight) file; empty content → empty metadata. */
+export function decodeCommitMetadata(bytes: Uint8Array, ctx: { path: string }): CommitMetadata {
+  const kind = sniffContent(bytes, ctx);
+  if (kind === 'empty') return emptyCommitMetadata();
+  if (kind === 'json') {
+    let parsed: unknown;
+    try {
+      parsed = parseOrderedJson(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
+    } catch (e) {
+      const why = e instanceof JsonSyntaxError ? e.message : String(e);
+      throw new TblError('metadata', `${ctx.path}: invalid JSON commit metadata (${why})`, { path: ctx.path, cause: e });
+    }
+    if (!isRec(parsed)) throw new TblError('metadata', `${ctx.path}: invalid JSON commit metadata (not an object)`, { path: ctx.path });
+    return normalise(parsed, true, false);
+  }
+  const name = schemaRecordName(bytes, ctx);
+  if (name !== COMMIT_NAMES[0] && name !== COMMIT_NAMES[1]) {
+    throw new TblError('metadata', `${ctx.path}: expected Avro HoodieCommitMetadata, found ${name}`, { path: ctx.path });
+  }
+  const { records } = readAvroContainer(bytes, ctx, { readerSchema: SCHEMAS[name] });
+  if (records.length === 0) return emptyCommitMetadata();
+  return normalise(records[0] as Rec, false, name === 'HoodieReplaceCommitMetadata');
+}
+
+function statToJson(s: WriteStat, delta: boolean): JacksonValue {
+  const o: Record<string, JacksonValue> = {
+    fileId: s.fileId,
+    path: s.path,
+    cdcStats: s.cdcStats ?? null,
+    prevCommit: s.prevCommit,
+    numWrites: s.numWrites,
+    numDeletes: s.numDeletes,
+    numUpdateWrites: s.numUpdateWrites,
+    numInserts: s.numInserts,
+    totalWriteBytes: s.totalWriteBytes,
+    totalWriteErrors: s.totalWriteErrors,
+    tempPath: s.tempPath ?? null,
+    partitionPath: s.partitionPath,
+    totalLogRecords: s.totalLogRecords,
+    totalLogFilesCompacted: s.totalLogFilesCompacted,
+    totalLogSizeCompacted: s.totalLogSizeCompacted,
+    totalUpdatedRecordsCompacted: s.totalUpdatedRecordsCompacted,
+    totalLogBlocks: s.totalLogBlocks,
+    totalCorruptLogBlock: s.totalCorruptLogBlock,
+    totalRollbackBlocks: s.totalRollbackBlocks,
+    fileSizeInBytes: s.fileSizeInBytes,
+    minEventTime: s.minEventTime ?? null,
+    maxEventTime: s.maxEventTime ?? null,
+    // Jackson's field order for HoodieRuntimeStats differs from the Avro record's.
+    runtimeStats: s.runtimeStats
+      ? { totalScanTime: s.runtimeStats.totalScanTime, totalUpsertTime: s.runtimeStats.totalUpsertTime, totalCreateTime: s.runtimeStats.totalCreateTime }
+      : null,
+  };
+  if (delta) {
+    o.logVersion = s.logVersion ?? 0;
+    o.logOffset = s.logOffset ?? 0;
+    o.baseFile = s.baseFile ?? null;
+    o.logFiles = s.logFiles ?? [];
+    o.recordsStats = (s.recordsStats as JacksonValue | undefined) ?? { val: null };
+  }
+  if (s.unknownJson) for (const [k, v] of Object.entries(s.unknownJson)) o[k] = v as JacksonValue;
+  return o;
+}
+
+export interface EncodeJsonOptions {
+  /** true: every stat is a HoodieDeltaWriteStat; false: none; default: stats whose logVersion is a number. */
+  delta?: boolean;
+}
+
+/** Jackson-style JSON as Hudi 0.14/0.15 writes it (layout-1 timelines). */
+export function encodeCommitMetadataJson(m: CommitMetadata, opts: EncodeJsonOptions = {}): Uint8Array {
+  const o: Record<string, JacksonValue> = {
+    partitionToWriteStats: mapValues(m.partitionToWriteStats, (stats) =>
+      (stats as WriteStat[]).map((s) => statToJson(s, opts.delta ?? typeof s.logVersion === 'number')),
+    ),
+    compacted: m.compacted,
+    extraMetadata: m.extraMetadata,
+    operationType: m.operationType,
+  };
+  if (m.partitionToReplaceFileIds) o.partitionToReplaceFileIds = m.partitionToReplaceFileIds;
+  if (m.unknownJson) for (const [k, v] of Object.entries(m.unknownJson)) o[k] = v as JacksonValue;
+  return new Uint8Array(Buffer.from(jacksonPretty(o), 'utf8'));
+}
+
+function statToAvro(s: WriteStat): Rec {
+  return {
+    fileId: s.fileId,
+    path: s.path,
+    prevCommit: s.prevCommit,
+    numWrites: s.numWrites,
+    numDeletes: s.numDeletes,
+    numUpdateWrites: s.numUpdateWrites,
+    totalWriteBytes: s.totalWriteBytes,
+    totalWriteErrors: s.totalWriteErrors,
+    partitionPath: s.partitionPath,
+    totalLogRecords: s.totalLogRecords,
+    totalLogFiles: s.totalLogFiles ?? null,
+    totalUpdatedRecordsCompacted: s.totalUpdatedRecordsCompacted,
+    numInserts: s.numInserts,
+    totalLogBlocks: s.totalLogBlocks,
+    totalCorruptLogBlock: s.totalCorruptLogBlock,
+    totalRollbackBlocks: s.totalRollbackBlocks,
+    fileSizeInBytes: s.fileSizeInBytes,
+    logVersion: s.logVersion ?? null,
+    logOffset: s.logOffset ?? null,
+    baseFile: s.baseFile ?? null,
+    logFiles: s.logFiles ?? null,
+    cdcStats: s.cdcStats ?? null,
+    prevBaseFile: s.prevBaseFile ?? null,
+    minEventTime: s.minEventTime ?? null,
+    maxEventTime: s.maxEventTime ?? null,
+    runtimeStats: s.runtimeStats ?? null,
+    totalLogFilesCompacted: s.totalLogFilesCompacted,
+    totalLogReadTimeMs: s.totalLogReadTimeMs ?? null,
+    totalLogSizeCompacted: s.totalLogSizeCompacted,
+    tempPath: s.tempPath ?? null,
+    numUpdates: s.numUpdates ?? null,
+  };
+}
+
+export interface EncodeAvroCommitOptions extends WriteAvroOptions {
+  /** Write HoodieReplaceCommitMetadata; default: when partitionToReplaceFileIds is set. */
+  replace?: boolean;
+}
+
+/** Avro object container (HoodieCommitMetadata or HoodieReplaceCommitMetadata), as layout-2 timelines hold. */
+export function encodeCommitMetadataAvro(m: CommitMetadata, opts: EncodeAvroCommitOptions = {}): Uint8Array {
+  const replace = opts.replace ?? m.partitionToReplaceFileIds !== undefined;
+  const rec: Rec = {
+    partitionToWriteStats: mapValues(m.partitionToWriteStats, (stats) => (stats as WriteStat[]).map(statToAvro)),
+    compacted: m.compacted,
+    extraMetadata: m.extraMetadata,
+    version: m.version === undefined ? 1 : m.version,
+    operationType: m.operationType,
+  };
+  if (replace) rec.partitionToReplaceFileIds = m.partitionToReplaceFileIds ?? {};
+  return writeAvroContainer(replace ? SCHEMAS.HoodieReplaceCommitMetadata : SCHEMAS.HoodieCommitMetadata, [rec], opts);
+}
+
+export interface CommitTotals {
+  totalBytesWritten: number;
+  totalFilesInsert: number;
+  totalFilesUpdated: number;
+  totalPartitionsWritten: number;
+  totalRecordsWritten: number;
+  totalUpdateRecordsWritten: number;
+  totalInsertRecordsWritten: number;
+  totalRecordsDeleted: number;
+  totalWriteErrors: number;
+}
+
+/** The HoodieCommitMetadata.fetchTotal* family (hudi-cli's commit columns), same rules as Java. */
+export function commitTotals(m: CommitMetadata): CommitTotals {
+  const t: CommitTotals = {
+    totalBytesWritten: 0,
+    totalFilesInsert: 0,
+    totalFilesUpdated: 0,
+    totalPartitionsWritten: Object.keys(m.partitionToWriteStats).length,
+    totalRecordsWritten: 0,
+    totalUpdateRecordsWritten: 0,
+    totalInsertRecordsWritten: 0,
+    totalRecordsDeleted: 0,
+    totalWriteErrors: 0,
+  };
+  for (const stats of Object.values(m.partitionToWriteStats)) {
+    for (const s of stats) {
+      // prevCommit is the string "null" for a new file group; a missing prevCommit counts as neither.
+      if (s.prevCommit !== null) {
+        if (s.prevCommit.toLowerCase() === 'null') t.totalFilesInsert++;
+        else t.totalFilesUpdated++;
+        t.totalInsertRecordsWritten += s.numInserts;
+      }
+      t.totalBytesWritten += s.totalWriteBytes;
+      t.totalRecordsWritten += s.numWrites;
+      t.totalUpdateRecordsWritten += s.numUpdateWrites;
+      t.totalRecordsDeleted += s.numDeletes;
+      t.totalWriteErrors += s.totalWriteErrors;
+    }
+  }
+  return t;
+}
+
+/** All write stats of all partitions, in map order (Java getWriteStats()). */
+export function allWriteStats(m: CommitMetadata): WriteStat[] {
+  return orderedKeys(m.partitionToWriteStats).flatMap((k) => m.partitionToWriteStats[k] ?? []);
+}
