@@ -1,0 +1,340 @@
+// File-system view: partitions → file groups → file slices (format-timeline.md §10, Java HoodieFileGroup /
+// AbstractTableFileSystemView, hudi-rs file_group). Depends on a small ViewTimeline, never on src/timeline.
+import type { FileStatus, Storage } from '../storage/index.ts';
+import { mapLimit } from '../storage/index.ts';
+import { joinPath, relativeTo } from '../util/index.ts';
+import { parseBaseFileName, parseLogFileName, partitionMetafileFormat, type LogFileName } from './names.ts';
+
+export interface ViewInstant {
+  requestedTime: string;
+  /** action of the completed file: commit (also compaction), deltacommit (also logcompaction), replacecommit */
+  action: string;
+  completionTime?: string;
+}
+
+/** What the view needs from the timeline (the table layer adapts src/timeline to it). */
+export interface ViewTimeline {
+  layout: 1 | 2;
+  /** all completed write instants (commit, deltacommit, replacecommit; compactions complete as commit) */
+  completedInstants: ViewInstant[];
+  /** layout 2: completion time of a completed instant by requested time */
+  completionTimeOf(requestedTime: string): string | undefined;
+  /** file groups replaced by completed replacecommits (partitionToReplaceFileIds) */
+  replacedFileGroups: { partition: string; fileId: string; byInstant: string }[];
+  pendingCompactions: { instant: string; operations: { partitionPath: string; fileId: string; baseInstantTime: string }[] }[];
+  pendingClusteringFileGroups?: { partition: string; fileId: string; instant: string }[];
+  /** first instant of the active timeline; files older than it count as committed (archived). Default: min completed. */
+  firstActiveInstant?: string;
+}
+
+export interface ViewOptions {
+  /** relative partition paths to load (default: all, found by listing) */
+  partitions?: string[];
+  /** as-of view: only instants ≤ maxInstant (requested time) count as completed */
+  maxInstant?: string;
+  /** with maxInstant: include it (default true) */
+  includeMax?: boolean;
+  /** keep files of pending instants (in the latest slice, as Java does for logs) */
+  includeInflight?: boolean;
+  /** parallel listings (default 16) */
+  concurrency?: number;
+}
+
+export interface BaseFile {
+  name: string;
+  path: string;
+  fileId: string;
+  writeToken: string;
+  instant: string;
+  ext: string;
+  size: number;
+  /** layout 2: completion time of the instant that wrote it */
+  completionTime?: string;
+}
+
+export interface LogFile extends LogFileName {
+  name: string;
+  path: string;
+  size: number;
+  /** layout 2: completion time of the deltacommit that wrote it (undefined if pending) */
+  completionTime?: string;
+}
+
+export interface FileSlice {
+  partition: string;
+  fileId: string;
+  baseInstant: string;
+  baseFile?: BaseFile;
+  /** ordered oldest → newest (layout 1: instant, version, token; layout 2: completion time, version, token) */
+  logFiles: LogFile[];
+  /** CDC log files kept apart: they are not part of the slice's data */
+  cdcLogFiles: LogFile[];
+  /** the slice starts at a pending compaction instant */
+  pendingCompaction?: boolean;
+}
+
+export interface FileGroup {
+  partition: string;
+  fileId: string;
+  /** committed slices, oldest → newest by base instant */
+  slices: FileSlice[];
+  pendingClustering?: string;
+}
+
+export interface ExcludedFile {
+  partition: string;
+  name: string;
+  reason: 'uncommitted' | 'replaced' | 'after-max-instant' | 'pending-compaction-output';
+  instant: string;
+}
+
+export interface FileSystemView {
+  readonly layout: 1 | 2;
+  readonly maxInstant?: string;
+  partitions(): string[];
+  allFileGroups(partition?: string): FileGroup[];
+  latestFileSlices(partition?: string): FileSlice[];
+  /** `show fsview latest --merge`: a pending-compaction slice merged with the slice before it */
+  latestMergedFileSlices(partition?: string): FileSlice[];
+  /** files listed but not part of the view, with the reason */
+  excludedFiles(): ExcludedFile[];
+  /** the instants the view treats as committed (for block filtering during a merge) */
+  isCommitted(instant: string): boolean;
+  pendingCompactionInstant(partition: string, fileId: string): string | undefined;
+}
+
+const SKIP_DIRS = new Set(['.hoodie', '__MACOSX']);
+
+export interface ListedPartition {
+  partition: string;
+  files: FileStatus[];
+}
+
+/**
+ * Partitions below basePath: directories holding `.hoodie_partition_metadata[.parquet|.orc]`, or the
+ * root itself when it holds data files (non-partitioned tables). Hidden dirs, `.hoodie` and `__MACOSX`
+ * are skipped. Each directory is listed once, level by level, with bounded parallelism.
+ */
+export async function listPartitions(storage: Storage, basePath: string, concurrency = 16): Promise<ListedPartition[]> {
+  const out: ListedPartition[] = [];
+  let level = [basePath];
+  while (level.length > 0) {
+    const listed = await mapLimit(level, concurrency, (dir) => storage.list(dir));
+    const next: string[] = [];
+    listed.forEach((entries, i) => {
+      const dir = level[i]!;
+      const rel = relativeTo(basePath, dir) ?? '';
+      const files = entries.filter((e) => !e.isDirectory);
+      const hasMeta = files.some((f) => partitionMetafileFormat(f.name) !== undefined);
+      const hasData = rel === '' && files.some((f) => parseBaseFileName(f.name) || parseLogFileName(f.name));
+      if (hasMeta || hasData) out.push({ partition: rel, files });
+      for (const e of entries) {
+        if (e.isDirectory && !e.name.startsWith('.') && !SKIP_DIRS.has(e.name)) next.push(e.path);
+      }
+    });
+    level = next;
+  }
+  out.sort((a, b) => (a.partition < b.partition ? -1 : a.partition > b.partition ? 1 : 0));
+  return out;
+}
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function logOrder(layout: 1 | 2) {
+  return (a: LogFile, b: LogFile): number => {
+    if (layout === 2) {
+      // pending files last (hudi-rs LogFile Ord)
+      const ca = a.completionTime ?? '\uffff';
+      const cb = b.completionTime ?? '\uffff';
+      if (ca !== cb) return cmp(ca, cb);
+    } else if (a.instant !== b.instant) return cmp(a.instant, b.instant);
+    if (a.version !== b.version) return a.version - b.version;
+    if (a.writeToken === b.writeToken) return 0;
+    if (a.writeToken === undefined) return -1;
+    if (b.writeToken === undefined) return 1;
+    return cmp(a.writeToken, b.writeToken);
+  };
+}
+
+function groupKey(partition: string, fileId: string): string {
+  return `${partition}\u0000${fileId}`;
+}
+
+export async function buildFileSystemView(
+  storage: Storage,
+  basePath: string,
+  timeline: ViewTimeline,
+  opts: ViewOptions = {},
+): Promise<FileSystemView> {
+  const concurrency = opts.concurrency ?? 16;
+  let listed: ListedPartition[];
+  if (opts.partitions) {
+    const parts = opts.partitions;
+    listed = await mapLimit(parts, concurrency, async (p) => ({
+      partition: p,
+      files: (await storage.list(p === '' ? basePath : joinPath(basePath, p))).filter((f) => !f.isDirectory),
+    }));
+  } else listed = await listPartitions(storage, basePath, concurrency);
+  return assembleView(listed, timeline, opts);
+}
+
+/** The pure part of the view: from listed files and the timeline to file groups. */
+export function assembleView(listed: ListedPartition[], timeline: ViewTimeline, opts: ViewOptions = {}): FileSystemView {
+  const layout = timeline.layout;
+  const max = opts.maxInstant;
+  const includeMax = opts.includeMax ?? true;
+  const inRange = (t: string): boolean => max === undefined || (includeMax ? t <= max : t < max);
+
+  const completed = new Set<string>();
+  let first = timeline.firstActiveInstant;
+  for (const i of timeline.completedInstants) {
+    if (first === undefined || i.requestedTime < first) first = i.requestedTime;
+    if (inRange(i.requestedTime)) completed.add(i.requestedTime);
+  }
+  const isCommitted = (t: string): boolean => inRange(t) && (completed.has(t) || (first !== undefined && t < first));
+
+  const pendingCompaction = new Map<string, string>();
+  for (const pc of timeline.pendingCompactions) {
+    if (!inRange(pc.instant)) continue;
+    for (const op of pc.operations) pendingCompaction.set(groupKey(op.partitionPath, op.fileId), pc.instant);
+  }
+  const replaced = new Set<string>();
+  for (const r of timeline.replacedFileGroups) {
+    if (isCommitted(r.byInstant)) replaced.add(groupKey(r.partition, r.fileId));
+  }
+  const clustering = new Map<string, string>();
+  for (const c of timeline.pendingClusteringFileGroups ?? []) clustering.set(groupKey(c.partition, c.fileId), c.instant);
+
+  const excluded: ExcludedFile[] = [];
+  const groupsByPartition = new Map<string, FileGroup[]>();
+
+  for (const { partition, files } of listed) {
+    const bases = new Map<string, BaseFile[]>();
+    const logs = new Map<string, LogFile[]>();
+    for (const f of files) {
+      const b = parseBaseFileName(f.name);
+      if (b) {
+        const base: BaseFile = { name: f.name, path: f.path, size: f.size, ...b };
+        const list = bases.get(b.fileId) ?? [];
+        list.push(base);
+        bases.set(b.fileId, list);
+        continue;
+      }
+      const l = parseLogFileName(f.name);
+      if (l && l.ext === 'log') {
+        const log: LogFile = { name: f.name, path: f.path, size: f.size, ...l };
+        const list = logs.get(l.fileId) ?? [];
+        list.push(log);
+        logs.set(l.fileId, list);
+      }
+    }
+    const groups: FileGroup[] = [];
+    const fileIds = [...new Set([...bases.keys(), ...logs.keys()])].sort();
+    for (const fileId of fileIds) {
+      const key = groupKey(partition, fileId);
+      const fgBases = bases.get(fileId) ?? [];
+      const fgLogs = logs.get(fileId) ?? [];
+      if (replaced.has(key)) {
+        for (const f of [...fgBases, ...fgLogs]) excluded.push({ partition, name: f.name, reason: 'replaced', instant: f.instant });
+        continue;
+      }
+      const compactionAt = pendingCompaction.get(key);
+      const slices = new Map<string, FileSlice>();
+      const sliceAt = (t: string): FileSlice => {
+        let s = slices.get(t);
+        if (!s) {
+          s = { partition, fileId, baseInstant: t, logFiles: [], cdcLogFiles: [] };
+          slices.set(t, s);
+        }
+        return s;
+      };
+      for (const b of fgBases) {
+        if (compactionAt !== undefined && b.instant === compactionAt) {
+          excluded.push({ partition, name: b.name, reason: 'pending-compaction-output', instant: b.instant });
+          continue;
+        }
+        if (!isCommitted(b.instant) && !(opts.includeInflight && inRange(b.instant))) {
+          excluded.push({ partition, name: b.name, reason: inRange(b.instant) ? 'uncommitted' : 'after-max-instant', instant: b.instant });
+          continue;
+        }
+        if (layout === 2) b.completionTime = timeline.completionTimeOf(b.instant);
+        const s = sliceAt(b.instant);
+        // two committed base files for one instant (a retried task): keep the later token, like a re-list would
+        if (!s.baseFile || cmp(b.writeToken, s.baseFile.writeToken) > 0) s.baseFile = b;
+      }
+      if (compactionAt !== undefined) {
+        const s = sliceAt(compactionAt);
+        s.pendingCompaction = true;
+      }
+      const ordered = [...fgLogs].sort((a, b) => cmp(a.instant, b.instant));
+      for (const l of ordered) {
+        if (layout === 1) {
+          // 0.x: the name carries the slice's base instant; deltacommit validity is checked per block
+          const ok = isCommitted(l.instant) || l.instant === compactionAt || slices.has(l.instant);
+          if (!ok && !(opts.includeInflight && inRange(l.instant))) {
+            excluded.push({ partition, name: l.name, reason: inRange(l.instant) ? 'uncommitted' : 'after-max-instant', instant: l.instant });
+            continue;
+          }
+          const s = sliceAt(l.instant);
+          (l.cdcSuffix ? s.cdcLogFiles : s.logFiles).push(l);
+          continue;
+        }
+        // layout 2: the name carries the writing deltacommit; slice = largest base instant ≤ its completion time
+        const committed = isCommitted(l.instant);
+        if (!committed && !(opts.includeInflight && inRange(l.instant))) {
+          excluded.push({ partition, name: l.name, reason: inRange(l.instant) ? 'uncommitted' : 'after-max-instant', instant: l.instant });
+          continue;
+        }
+        l.completionTime = committed ? timeline.completionTimeOf(l.instant) : undefined;
+        const keys = [...slices.keys()].sort();
+        let target: string | undefined;
+        if (l.completionTime === undefined) target = keys[keys.length - 1];
+        else for (const k of keys) if (k <= l.completionTime) target = k;
+        const s = sliceAt(target ?? l.instant);
+        (l.cdcSuffix ? s.cdcLogFiles : s.logFiles).push(l);
+      }
+      const sorted = [...slices.values()].sort((a, b) => cmp(a.baseInstant, b.baseInstant));
+      const order = logOrder(layout);
+      for (const s of sorted) {
+        s.logFiles.sort(order);
+        s.cdcLogFiles.sort(order);
+      }
+      // a slice without base file and without logs only survives as a pending-compaction slice
+      const live = sorted.filter((s) => s.baseFile || s.logFiles.length > 0 || s.pendingCompaction);
+      if (live.length === 0) continue;
+      const fg: FileGroup = { partition, fileId, slices: live };
+      const pc = clustering.get(key);
+      if (pc) fg.pendingClustering = pc;
+      groups.push(fg);
+    }
+    groupsByPartition.set(partition, groups);
+  }
+
+  const partitionNames = [...groupsByPartition.keys()].sort();
+  const groupsOf = (partition?: string): FileGroup[] =>
+    partition === undefined ? partitionNames.flatMap((p) => groupsByPartition.get(p)!) : groupsByPartition.get(partition) ?? [];
+
+  return {
+    layout,
+    maxInstant: max,
+    partitions: () => partitionNames,
+    allFileGroups: groupsOf,
+    latestFileSlices: (partition) => groupsOf(partition).map((g) => g.slices[g.slices.length - 1]!),
+    latestMergedFileSlices: (partition) =>
+      groupsOf(partition).map((g) => {
+        const last = g.slices[g.slices.length - 1]!;
+        const prev = g.slices[g.slices.length - 2];
+        if (!last.pendingCompaction || last.baseFile || !prev) return last;
+        return {
+          ...prev,
+          logFiles: [...prev.logFiles, ...last.logFiles],
+          cdcLogFiles: [...prev.cdcLogFiles, ...last.cdcLogFiles],
+        };
+      }),
+    excludedFiles: () => excluded,
+    isCommitted,
+    pendingCompactionInstant: (partition, fileId) => pendingCompaction.get(groupKey(partition, fileId)),
+  };
+}
