@@ -18,6 +18,8 @@ export interface StorageOptions {
   retries?: number;
   timeoutMs?: number;
   concurrency?: number;
+  /** first retry delay in ms (doubles per retry, with jitter); default 200 */
+  retryDelayMs?: number;
   debug?: (msg: string) => void;
 }
 
