@@ -1,5 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
+// Timeline views print file mtimes in the local zone (as hudi-cli does); pin it for goldens.
+process.env.TZ = 'UTC';
+
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],

@@ -1,0 +1,112 @@
+import { TblError } from '../src/errors/index.ts';
+import type { CommandSpec } from './spec.ts';
+import { parseBool, parseIntOpt } from './spec.ts';
+import { openFromOpts, outputOptions } from './shared.ts';
+
+const includeArchived = {
+  flags: '--includeArchivedTimeline [bool]',
+  description: 'include archived commits as well',
+  default: false,
+  parse: parseBool,
+};
+
+export const commitSpecs: CommandSpec[] = [
+  {
+    name: 'commits show',
+    summary: 'Show the commits',
+    table: { limit: -1 },
+    options: [
+      { flags: '--includeExtraMetadata [bool]', description: 'one row per write stat', default: false, parse: parseBool },
+      { flags: '--partition <partition>', description: 'only write stats of this partition (with --includeExtraMetadata)' },
+      includeArchived,
+    ],
+    jsonFields: async () => (await import('../src/views/commits.ts')).commitColumns.map((c) => c.key),
+    async action(ctx, o) {
+      const table = await openFromOpts(ctx, o);
+      const v = await import('../src/views/commit-results.ts');
+      const r = await v.commitsShow(table, {
+        extra: o.includeExtraMetadata === true,
+        partition: o.partition as string | undefined,
+        archived: o.includeArchivedTimeline === true,
+        limitHint: o.sortBy ? undefined : (o.limit as number),
+      });
+      ctx.out.table(r.columns, r.rows, outputOptions(o));
+    },
+  },
+  {
+    name: 'commit showpartitions',
+    summary: 'Show partition level details of a commit',
+    table: { limit: -1 },
+    options: [{ flags: '--commit <instant>', description: 'commit to show (required)' }, includeArchived],
+    async action(ctx, o) {
+      const table = await openFromOpts(ctx, o);
+      const v = await import('../src/views/commit-results.ts');
+      const r = await v.commitShowPartitions(table, requireOpt(o, 'commit'));
+      ctx.out.table(r.columns, r.rows, outputOptions(o));
+    },
+  },
+  {
+    name: 'commit showfiles',
+    summary: 'Show file level details of a commit',
+    table: { limit: -1 },
+    options: [{ flags: '--commit <instant>', description: 'commit to show (required)' }, includeArchived],
+    async action(ctx, o) {
+      const table = await openFromOpts(ctx, o);
+      const v = await import('../src/views/commit-results.ts');
+      const r = await v.commitShowFiles(table, requireOpt(o, 'commit'));
+      ctx.out.table(r.columns, r.rows, outputOptions(o));
+    },
+  },
+  {
+    name: 'commit show_write_stats',
+    summary: 'Show write stats of a commit',
+    table: { limit: -1 },
+    options: [{ flags: '--commit <instant>', description: 'commit to show (required)' }, includeArchived],
+    async action(ctx, o) {
+      const table = await openFromOpts(ctx, o);
+      const v = await import('../src/views/commit-results.ts');
+      const r = await v.commitShowWriteStats(table, requireOpt(o, 'commit'));
+      ctx.out.table(r.columns, r.rows, outputOptions(o));
+    },
+  },
+  {
+    name: 'commits show_infights',
+    aliases: ['commits show_inflights'],
+    summary: 'Show inflight instants that are left longer than a certain duration',
+    options: [{ flags: '--durationInMins <mins>', description: 'minimum age in minutes', default: 0, parse: parseIntOpt }],
+    async action(ctx, o) {
+      const table = await openFromOpts(ctx, o);
+      const v = await import('../src/views/commit-results.ts');
+      const r = await v.commitsShowInflights(table, o.durationInMins as number, ctx.now());
+      if (r.rows.length === 0 && !outputOptions(o).json) {
+        ctx.out.text('No inflight instants are found.');
+        return;
+      }
+      ctx.out.table(r.columns, r.rows, outputOptions(o));
+    },
+  },
+  {
+    name: 'commits compare',
+    summary: 'Compare commits with another Hoodie table',
+    options: [
+      { flags: '--path <path>', description: 'path of the table to compare to (required)' },
+      { flags: '--table <path>', description: 'the source table (default: TBLCLI_PATH or the connected table)' },
+    ],
+    async action(ctx, o) {
+      const source = await openFromOpts(ctx, o, 'table');
+      const target = await openFromOpts(ctx, { ...o, table: requireOpt(o, 'path') }, 'table');
+      const v = await import('../src/views/commit-results.ts');
+      const r = await v.commitsCompare(source, target);
+      if (outputOptions(o).json) ctx.out.json(r);
+      else ctx.out.text(r.message);
+    },
+  },
+];
+
+export function requireOpt(o: Record<string, unknown>, name: string): string {
+  const v = o[name];
+  if (typeof v !== 'string' || v === '') {
+    throw new TblError('usage', `missing required option '--${name}'`);
+  }
+  return v;
+}

@@ -1,0 +1,131 @@
+// Entry point: builds commander from the command registry, maps errors to exit codes in one place.
+import { Command, CommanderError, Option } from 'commander';
+import { exitCodeFor, formatError, TblError, EXIT } from '../src/errors/index.ts';
+import { Output, systemIO } from '../src/io/index.ts';
+import type { Ctx } from './context.ts';
+import { GLOBAL_OPTIONS, TABLE_OPTIONS, type CommandSpec, type OptionSpec, type Opts } from './spec.ts';
+import { defaultStateDir } from './state.ts';
+import { COMMANDS } from './registry.ts';
+
+export const VERSION = '0.1.0';
+
+function addOption(cmd: Command, o: OptionSpec): void {
+  const opt = new Option(o.flags, o.description);
+  if (o.parse) {
+    const parse = o.parse;
+    opt.argParser((v: string, prev: unknown) => {
+      try {
+        return parse(v, prev);
+      } catch (e) {
+        throw new TblError('usage', `option '${o.flags.split(' ')[0]}': ${(e as Error).message}`);
+      }
+    });
+  }
+  if (o.default !== undefined) opt.default(o.default);
+  cmd.addOption(opt);
+}
+
+function leaf(program: Command, words: string[]): Command {
+  let cur = program;
+  for (const w of words.slice(0, -1)) {
+    const existing = cur.commands.find((c) => c.name() === w);
+    cur = existing ?? cur.command(w).description(`${w} commands`);
+  }
+  return cur.command(words[words.length - 1]!);
+}
+
+export function buildProgram(ctx: Ctx, onAction: (p: Promise<number | void>) => void): Command {
+  const program = new Command('tblcli')
+    .description('Fast, JVM-free administration for Apache Hudi tables (hudi-cli compatible)')
+    .version(VERSION, '-V, --version')
+    .showSuggestionAfterError(true)
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => ctx.io.stdout(s), writeErr: (s) => ctx.io.stderr(s) });
+  const register = (spec: CommandSpec, name: string) => {
+    const cmd = leaf(program, name.split(' ')).description(spec.summary).exitOverride();
+    cmd.configureOutput({ writeOut: (s) => ctx.io.stdout(s), writeErr: (s) => ctx.io.stderr(s) });
+    for (const o of spec.options ?? []) addOption(cmd, o);
+    if (spec.table) for (const o of TABLE_OPTIONS(spec.table.limit)) addOption(cmd, o);
+    const taken = new Set(cmd.options.map((o) => o.long));
+    for (const o of GLOBAL_OPTIONS) if (!taken.has(o.flags.split(/[ ,]/)[0])) addOption(cmd, o);
+    for (const a of spec.args ?? []) cmd.argument(a);
+    cmd.action((...a: unknown[]) => {
+      const opts = a[a.length - 2] as Opts;
+      onAction(spec.action(ctx, { ...opts, args: a.slice(0, -2) }));
+    });
+  };
+  for (const spec of COMMANDS) {
+    register(spec, spec.name);
+    for (const a of spec.aliases ?? []) register(spec, a);
+  }
+  return program;
+}
+
+export interface MainOverrides {
+  io?: Ctx['io'];
+  env?: Ctx['env'];
+  cwd?: string;
+  now?: () => Date;
+  stateDir?: string;
+  session?: Ctx['session'];
+}
+
+export function makeCtx(o: MainOverrides = {}): Ctx {
+  const io = o.io ?? systemIO(o.env ?? process.env);
+  const env = o.env ?? process.env;
+  return {
+    io,
+    out: new Output(io),
+    env,
+    cwd: o.cwd ?? process.cwd(),
+    now: o.now ?? (() => new Date()),
+    stateDir: o.stateDir ?? defaultStateDir(env),
+    session: o.session,
+  };
+}
+
+/** Runs one command line; returns the exit code (never calls process.exit). */
+export async function runArgv(argv: string[], ctx: Ctx): Promise<number> {
+  const debug = argv.includes('--debug') || ctx.env.TBLCLI_DEBUG === '1';
+  let pending: Promise<number | void> | undefined;
+  try {
+    const program = buildProgram(ctx, (p) => {
+      pending = p;
+    });
+    await program.parseAsync(argv, { from: 'user' });
+    if (!pending) return EXIT.ok;
+    const code = await pending;
+    return typeof code === 'number' ? code : EXIT.ok;
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') return EXIT.ok;
+      if (e.code === 'commander.executeSubCommandAsync') return EXIT.ok;
+      // commander already printed its message; unknown/missing things are usage errors
+      return e.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    }
+    ctx.io.stderr(`${formatError(e, debug)}\n`);
+    return exitCodeFor(e);
+  }
+}
+
+export async function main(argv: string[], overrides: MainOverrides = {}): Promise<number> {
+  const ctx = makeCtx(overrides);
+  if (argv.length === 0 && ctx.io.isStdoutTTY && process.stdin.isTTY) {
+    const { runShell } = await import('./shell.ts');
+    return runShell(ctx, runArgv);
+  }
+  if (argv.length === 0) argv = ['--help'];
+  let onSigint: (() => void) | undefined;
+  const interrupted = new Promise<number>((resolve) => {
+    onSigint = () => {
+      ctx.io.stderr('interrupted\n');
+      resolve(EXIT.interrupted);
+    };
+    process.once('SIGINT', onSigint);
+  });
+  try {
+    return await Promise.race([runArgv(argv, ctx), interrupted]);
+  } finally {
+    if (onSigint) process.removeListener('SIGINT', onSigint);
+  }
+}

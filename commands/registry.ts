@@ -1,0 +1,17 @@
+// Every command tblcli knows, in help order.
+import type { CommandSpec } from './spec.ts';
+import { tableSpecs } from './table.ts';
+import { commitSpecs } from './commits.ts';
+import { compactionSpecs } from './compactions.ts';
+import { timelineSpecs } from './timeline.ts';
+import { serviceSpecs } from './services.ts';
+import { demoSpecs } from './demo.ts';
+
+export const COMMANDS: CommandSpec[] = [
+  ...tableSpecs,
+  ...commitSpecs,
+  ...compactionSpecs,
+  ...timelineSpecs,
+  ...serviceSpecs,
+  ...demoSpecs,
+];

@@ -1,0 +1,81 @@
+// `tblcli` with no arguments on a terminal: hudi-cli's interactive shell (prompt `hudi->` /
+// `hudi:<table>->`), with line history kept in the state dir.
+import { createInterface } from 'node:readline';
+import { mkdir, readFile, appendFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Ctx } from './context.ts';
+import { loadState } from './state.ts';
+
+/** Splits a command line like a shell: whitespace, single and double quotes, backslash escapes. */
+export function tokenize(line: string): string[] {
+  const out: string[] = [];
+  let cur = '';
+  let quote: '"' | "'" | undefined;
+  let has = false;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i]!;
+    if (quote) {
+      if (c === quote) quote = undefined;
+      else if (c === '\\' && quote === '"' && i + 1 < line.length) cur += line[++i];
+      else cur += c;
+      continue;
+    }
+    if (c === '"' || c === "'") {
+      quote = c;
+      has = true;
+    } else if (c === '\\' && i + 1 < line.length) {
+      cur += line[++i];
+      has = true;
+    } else if (/\s/.test(c)) {
+      if (has) out.push(cur);
+      cur = '';
+      has = false;
+    } else {
+      cur += c;
+      has = true;
+    }
+  }
+  if (has) out.push(cur);
+  return out;
+}
+
+export function prompt(tableName: string | undefined): string {
+  return tableName ? `hudi:${tableName}->` : 'hudi->';
+}
+
+export async function runShell(ctx: Ctx, run: (argv: string[], ctx: Ctx) => Promise<number>): Promise<number> {
+  const saved = await loadState(ctx.stateDir);
+  ctx.session = { path: saved.path, tableName: saved.tableName };
+  const historyFile = join(ctx.stateDir, 'history');
+  let history: string[] = [];
+  try {
+    history = (await readFile(historyFile, 'utf8')).split('\n').filter(Boolean).reverse().slice(0, 1000);
+  } catch {
+    /* no history yet */
+  }
+  ctx.io.stderr('Welcome to tblcli, a hudi-cli compatible shell. Type help for commands, exit to quit.\n');
+  const rl = createInterface({ input: process.stdin, output: process.stdout, history, historySize: 1000, terminal: true });
+  let last = 0;
+  const ask = () => {
+    rl.setPrompt(prompt(ctx.session?.tableName));
+    rl.prompt();
+  };
+  rl.on('SIGINT', () => {
+    rl.write('', { ctrl: true, name: 'u' });
+    ctx.io.stdout('\n');
+    ask();
+  });
+  await mkdir(ctx.stateDir, { recursive: true }).catch(() => undefined);
+  ask();
+  for await (const line of rl) {
+    const argv = tokenize(line.trim());
+    if (argv.length > 0) {
+      await appendFile(historyFile, `${line.trim()}\n`).catch(() => undefined);
+      if (argv[0] === 'exit' || argv[0] === 'quit') break;
+      last = await run(argv[0] === 'help' ? ['--help', ...argv.slice(1)] : argv, ctx);
+    }
+    ask();
+  }
+  rl.close();
+  return last === 130 ? 130 : 0;
+}

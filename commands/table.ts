@@ -1,0 +1,69 @@
+// connect, desc, refresh, fetch table schema.
+import { writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { CommandSpec } from './spec.ts';
+import { openFromOpts, outputOptions, wantsJson } from './shared.ts';
+import { requireOpt } from './commits.ts';
+import { saveState } from './state.ts';
+
+export const tableSpecs: CommandSpec[] = [
+  {
+    name: 'connect',
+    summary: 'Connect to a hoodie table (remembered for later commands)',
+    async action(ctx, o) {
+      const path = requireOpt(o, 'path');
+      const table = await openFromOpts(ctx, o);
+      const tl = await table.timeline(); // validates the timeline too
+      const abs = /^[a-z][a-z0-9+.-]*:\/\//i.test(path) ? path : resolve(ctx.cwd, path);
+      await saveState(ctx.stateDir, { path: abs, tableName: table.config.name, connectedAt: ctx.now().toISOString() });
+      if (ctx.session) ctx.session = Object.assign(ctx.session, { path: abs, tableName: table.config.name });
+      if (wantsJson(o)) {
+        ctx.out.json({
+          tableName: table.config.name,
+          path: abs,
+          tableType: table.config.type,
+          tableVersion: table.config.version,
+          timelineLayoutVersion: table.config.layoutVersion,
+          instants: tl.instants.length,
+        });
+      } else ctx.out.text(`Metadata for table ${table.config.name} loaded`);
+    },
+  },
+  {
+    name: 'desc',
+    summary: 'Describe Hoodie Table properties',
+    async action(ctx, o) {
+      const table = await openFromOpts(ctx, o);
+      const r = (await import('../src/views/service-results.ts')).describe(table);
+      ctx.out.table(r.columns, r.rows, outputOptions(o));
+    },
+  },
+  {
+    name: 'refresh',
+    aliases: ['metadata refresh', 'commits refresh', 'cleans refresh', 'savepoints refresh'],
+    summary: 'Refresh table metadata',
+    async action(ctx, o) {
+      const table = await openFromOpts(ctx, o);
+      await table.timeline();
+      if (ctx.session) ctx.session.tableName = table.config.name;
+      ctx.out.text(`Metadata for table ${table.config.name} refreshed.`);
+    },
+  },
+  {
+    name: 'fetch table schema',
+    summary: 'Fetches latest table schema',
+    options: [{ flags: '--outputFilePath <file>', description: 'write the schema to this local file' }],
+    async action(ctx, o) {
+      const table = await openFromOpts(ctx, o);
+      const { latestTableSchema, prettySchema } = await import('../src/table/schema.ts');
+      const s = await latestTableSchema(table);
+      if (wantsJson(o)) return void ctx.out.json({ schema: JSON.parse(s.schema), source: s.source });
+      const out = o.outputFilePath as string | undefined;
+      if (out) {
+        const file = resolve(ctx.cwd, out);
+        await writeFile(file, prettySchema(s.schema));
+        ctx.out.text(`Latest table schema written to ${file}`);
+      } else ctx.out.text(`Latest table schema ${prettySchema(s.schema)}`);
+    },
+  },
+];

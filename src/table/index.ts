@@ -1,0 +1,1 @@
+export { openTable, openTableAt, type Table, type OpenOptions } from './open.ts';

@@ -1,0 +1,143 @@
+// Reads the instants behind hudi-cli's listing commands. Each function lists the timeline once
+// and decodes only the instant files its output needs, in parallel.
+import { TblError } from '../errors/index.ts';
+import {
+  decodeCleanMetadata,
+  decodeCommitMetadata,
+  decodeCompactionPlan,
+  decodeRestoreMetadata,
+  decodeRestorePlan,
+  decodeRollbackMetadata,
+  decodeRollbackPlan,
+  type CommitMetadata,
+  type CompactionPlan,
+} from '../metadata/index.ts';
+import type { Instant, Timeline } from '../timeline/index.ts';
+import { parseInstantTime } from '../util/index.ts';
+import type { Table } from './open.ts';
+
+export interface CommitWithMetadata {
+  instant: Instant;
+  metadata: CommitMetadata;
+}
+
+function where(table: Table, i: Instant): { path: string } {
+  const f = i.files[i.state];
+  return { path: f ? table.storage.uri(f.path) : `${table.uri} instant ${i.requestedTime}` };
+}
+
+/** Completed commit/deltacommit/replacecommit instants, newest requested time first, decoded. */
+export async function loadCommits(table: Table, opts: { limit?: number } = {}): Promise<CommitWithMetadata[]> {
+  const tl = await table.timeline();
+  let commits = tl.completedCommits().reverse();
+  // Only the rows that can be shown need decoding when no sort reorders them.
+  if (opts.limit !== undefined && opts.limit > 0) commits = commits.slice(0, opts.limit);
+  return tl.mapRead(commits, 'COMPLETED', (bytes, i) => ({ instant: i, metadata: decodeCommitMetadata(bytes, where(table, i)) }));
+}
+
+/** getCommitForInstant: completed commit, replacecommit or deltacommit with that time. */
+export async function findCommit(table: Table, instantTime: string): Promise<CommitWithMetadata> {
+  const tl = await table.timeline();
+  const found = tl
+    .completedCommits()
+    .filter((i) => i.requestedTime === instantTime && ['commit', 'replacecommit', 'deltacommit'].includes(i.action));
+  const order = ['commit', 'replacecommit', 'deltacommit'];
+  found.sort((a, b) => order.indexOf(a.action) - order.indexOf(b.action));
+  const instant = found[0];
+  if (!instant) {
+    throw new TblError('not-found', `Commit ${instantTime} not found in Commits of ${table.uri} (${tl.completedCommits().length} completed commits)`, {
+      instant: instantTime,
+      path: table.uri,
+    });
+  }
+  return { instant, metadata: decodeCommitMetadata(await tl.read(instant, 'COMPLETED'), where(table, instant)) };
+}
+
+export function requireMergeOnRead(table: Table): void {
+  if (table.config.type !== 'MERGE_ON_READ') {
+    throw new TblError('usage', `Compactions can only be run for table type : MERGE_ON_READ (${table.uri} is ${table.config.type})`, {
+      path: table.uri,
+    });
+  }
+}
+
+export interface CompactionInfo {
+  instant: string;
+  state: string;
+  plan: CompactionPlan;
+}
+
+/** Instants that carry a compaction plan (pending compactions and completed compaction commits), newest first. */
+export async function loadCompactions(table: Table): Promise<CompactionInfo[]> {
+  const tl = await table.timeline();
+  const withPlan = tl.instants.filter((i) => i.stateActions.REQUESTED === 'compaction').slice().reverse();
+  return tl.mapRead(withPlan, 'REQUESTED', (bytes, i) => ({
+    instant: i.requestedTime,
+    state: i.state,
+    plan: decodeCompactionPlan(bytes, { path: table.storage.uri(i.files.REQUESTED!.path) }),
+  }));
+}
+
+export async function loadCompactionPlan(table: Table, instantTime: string): Promise<CompactionPlan> {
+  const tl = await table.timeline();
+  const i = tl.find(instantTime).find((x) => x.stateActions.REQUESTED === 'compaction');
+  if (!i) {
+    throw new TblError('not-found', `Compaction instant ${instantTime} not found in ${table.uri}`, { instant: instantTime, path: table.uri });
+  }
+  return decodeCompactionPlan(await tl.read(i, 'REQUESTED'), { path: table.storage.uri(i.files.REQUESTED!.path) });
+}
+
+export interface RollbackInfo {
+  /** rollback instant → the instant(s) it rolls back, joined with ',' */
+  rollsBack: Map<string, string>;
+  /** rolled-back instant → rollback instants */
+  rolledBackBy: Map<string, string[]>;
+}
+
+/** What every rollback instant on the timeline rolls back (plan when pending, metadata when complete). */
+export async function loadRollbackInfo(table: Table, tl: Timeline): Promise<RollbackInfo> {
+  const rollbacks = tl.instants.filter((i) => i.action === 'rollback');
+  const targets = await tl.mapRead(rollbacks, 'latest', (bytes, i) => {
+    try {
+      if (i.state === 'COMPLETED') return decodeRollbackMetadata(bytes, where(table, i)).commitsRollback ?? [];
+      return []; // pending: read below from the requested plan
+    } catch {
+      return null;
+    }
+  });
+  const info: RollbackInfo = { rollsBack: new Map(), rolledBackBy: new Map() };
+  for (let n = 0; n < rollbacks.length; n++) {
+    const rb = rollbacks[n]!;
+    let list = targets[n] ?? null;
+    if (rb.state !== 'COMPLETED' && rb.files.REQUESTED) {
+      try {
+        const plan = decodeRollbackPlan(await tl.read(rb, 'REQUESTED'), { path: table.storage.uri(rb.files.REQUESTED.path) });
+        list = plan.instantToRollback ? [plan.instantToRollback.commitTime] : [];
+      } catch {
+        list = null;
+      }
+    }
+    info.rollsBack.set(rb.requestedTime, list === null ? '-' : list.join(','));
+    for (const t of list ?? []) {
+      const by = info.rolledBackBy.get(t) ?? [];
+      by.push(rb.requestedTime);
+      info.rolledBackBy.set(t, by);
+    }
+  }
+  return info;
+}
+
+/** HoodieInflightCommitsUtil.inflightWriteCommitsOlderThan: pending write instants older than `mins`. */
+export async function inflightsOlderThan(table: Table, mins: number, now: Date): Promise<Instant[]> {
+  const tl = await table.timeline();
+  const cutoff = now.getTime() - mins * 60_000;
+  return tl
+    .pending()
+    .filter((i) => ['commit', 'deltacommit', 'replacecommit', 'clustering'].includes(i.effectiveAction))
+    .filter((i) => {
+      const t = parseInstantTime(i.requestedTime, table.config.timezone);
+      return t !== undefined && t.getTime() <= cutoff;
+    });
+}
+
+export { decodeCleanMetadata, decodeRollbackMetadata, decodeRestoreMetadata, decodeRestorePlan };

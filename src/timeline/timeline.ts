@@ -1,0 +1,166 @@
+import { TblError } from '../errors/index.ts';
+import { mapLimit, type FileStatus, type Storage } from '../storage/index.ts';
+import { formatInstantTime } from '../util/index.ts';
+import {
+  comparableAction,
+  compareInstants,
+  parseInstantFileName,
+  STATE_ORDER,
+  type Action,
+  type Instant,
+  type State,
+} from './instant.ts';
+
+export interface TimelineSource {
+  storage: Storage;
+  /** <base>/.hoodie */
+  metaPath: string;
+  layout: 1 | 2;
+  /** directory holding the active timeline files */
+  timelineDir: string;
+  timezone: 'LOCAL' | 'UTC';
+  concurrency?: number;
+}
+
+/** Completed instants of these actions make up `getCommitsTimeline()` (1.x adds clustering). */
+export const COMMIT_ACTIONS: ReadonlySet<Action> = new Set(['commit', 'deltacommit', 'replacecommit', 'clustering']);
+/** getWriteTimeline(): every action that writes data files. */
+export const WRITE_ACTIONS: ReadonlySet<Action> = new Set([
+  'commit',
+  'deltacommit',
+  'replacecommit',
+  'clustering',
+  'compaction',
+  'logcompaction',
+]);
+
+/**
+ * The active timeline: one Instant per (requested time, comparable action) in its latest state,
+ * ascending. Listing reads only names and statuses; bodies are read on demand and cached.
+ */
+export class Timeline {
+  readonly instants: readonly Instant[];
+  private readonly byTime = new Map<string, Instant[]>();
+  private readonly cache = new Map<string, Promise<Uint8Array>>();
+
+  constructor(
+    readonly source: TimelineSource,
+    instants: Instant[],
+  ) {
+    this.instants = instants;
+    for (const i of instants) {
+      const list = this.byTime.get(i.requestedTime);
+      if (list) list.push(i);
+      else this.byTime.set(i.requestedTime, [i]);
+    }
+  }
+
+  get layout(): 1 | 2 {
+    return this.source.layout;
+  }
+
+  /** Instants with this requested time (usually one). */
+  find(requestedTime: string): Instant[] {
+    return this.byTime.get(requestedTime) ?? [];
+  }
+
+  completed(): Instant[] {
+    return this.instants.filter((i) => i.state === 'COMPLETED');
+  }
+
+  pending(): Instant[] {
+    return this.instants.filter((i) => i.state !== 'COMPLETED');
+  }
+
+  /** Completed commit / deltacommit / replacecommit instants (a completed compaction is a commit). */
+  completedCommits(): Instant[] {
+    return this.instants.filter((i) => i.state === 'COMPLETED' && COMMIT_ACTIONS.has(i.action));
+  }
+
+  ofActions(actions: Iterable<Action>): Instant[] {
+    const set = new Set(actions);
+    return this.instants.filter((i) => set.has(i.action) || set.has(i.effectiveAction));
+  }
+
+  lastCompletedCommit(): Instant | undefined {
+    const c = this.completedCommits();
+    return c[c.length - 1];
+  }
+
+  completionTimeOf(requestedTime: string): string | undefined {
+    for (const i of this.find(requestedTime)) if (i.state === 'COMPLETED') return i.completionTime;
+    return undefined;
+  }
+
+  isCompleted(requestedTime: string): boolean {
+    return this.find(requestedTime).some((i) => i.state === 'COMPLETED');
+  }
+
+  /** The bytes of one state's file (default: the latest state). */
+  read(instant: Instant, state: State = instant.state): Promise<Uint8Array> {
+    const file = instant.files[state];
+    if (!file) {
+      return Promise.reject(
+        new TblError('timeline', `instant ${instant.requestedTime} (${instant.action}) has no ${state.toLowerCase()} file`, {
+          instant: instant.requestedTime,
+        }),
+      );
+    }
+    let p = this.cache.get(file.path);
+    if (!p) {
+      p = this.source.storage.readFile(file.path);
+      this.cache.set(file.path, p);
+    }
+    return p;
+  }
+
+  /** Reads and decodes many instants with bounded parallelism, keeping order. */
+  mapRead<T>(instants: readonly Instant[], state: State | 'latest', fn: (bytes: Uint8Array, i: Instant) => T): Promise<T[]> {
+    return mapLimit(instants, this.source.concurrency ?? 16, async (i) =>
+      fn(await this.read(i, state === 'latest' ? i.state : state), i),
+    );
+  }
+}
+
+/** Groups timeline files into instants (TimelineLayout filter: latest state per instant). */
+export function groupInstants(files: FileStatus[], src: Pick<TimelineSource, 'layout' | 'timezone'>): Instant[] {
+  const groups = new Map<string, Instant>();
+  for (const f of files) {
+    if (f.isDirectory) continue;
+    const p = parseInstantFileName(f.name, src.layout, f.path);
+    if (!p) continue;
+    const key = `${p.requestedTime}|${comparableAction(p.action)}`;
+    let inst = groups.get(key);
+    if (!inst) {
+      inst = {
+        requestedTime: p.requestedTime,
+        action: p.action,
+        state: p.state,
+        effectiveAction: p.action,
+        files: {},
+        stateActions: {},
+      };
+      groups.set(key, inst);
+    }
+    inst.files[p.state] = f;
+    inst.stateActions[p.state] = p.action;
+    if (STATE_ORDER[p.state] >= STATE_ORDER[inst.state]) {
+      inst.state = p.state;
+      inst.action = p.action;
+    }
+    if (p.state === 'COMPLETED') {
+      inst.completionTime = p.completionTime ?? formatInstantTime(new Date(f.mtimeMs), src.timezone);
+    }
+  }
+  for (const inst of groups.values()) {
+    const pendingAction = inst.stateActions.REQUESTED ?? inst.stateActions.INFLIGHT;
+    inst.effectiveAction = pendingAction && pendingAction !== 'commit' ? pendingAction : inst.action;
+    if (inst.state === 'COMPLETED' && pendingAction === undefined) inst.effectiveAction = inst.action;
+  }
+  return [...groups.values()].sort(compareInstants);
+}
+
+export async function loadActiveTimeline(src: TimelineSource): Promise<Timeline> {
+  const files = await src.storage.list(src.timelineDir);
+  return new Timeline(src, groupInstants(files, src));
+}
