@@ -49,6 +49,11 @@ export interface WriteStat {
   recordsStats?: unknown;
   /** JSON only: keys this codec does not know, kept in order and re-emitted after the known ones. */
   unknownJson?: Record<string, unknown>;
+  /**
+   * Required fields that were null in the file and got a normalised value here (numbers → 0, fileId → "",
+   * partitionPath → the map key; seen in inflight workload-profile stats). Encoders write them back as null.
+   */
+  nullFields?: string[];
 }
 
 export interface CommitMetadata {
@@ -116,8 +121,15 @@ function runtimeStatsOf(v: unknown): RuntimeStats | null {
   };
 }
 
+const REQUIRED_STAT_FIELDS = [
+  'fileId', 'partitionPath', 'numWrites', 'numDeletes', 'numUpdateWrites', 'numInserts', 'totalWriteBytes',
+  'totalWriteErrors', 'totalLogRecords', 'totalLogFilesCompacted', 'totalLogSizeCompacted',
+  'totalUpdatedRecordsCompacted', 'totalLogBlocks', 'totalCorruptLogBlock', 'totalRollbackBlocks', 'fileSizeInBytes',
+] as const;
+
 function normaliseStat(s: unknown, partition: string, fromJson: boolean): WriteStat {
   const r = isRec(s) ? s : {};
+  const nullFields = REQUIRED_STAT_FIELDS.filter((k) => r[k] === null || (!fromJson && r[k] === undefined));
   const stat: WriteStat = {
     fileId: strOrNull(r.fileId) ?? '',
     path: strOrNull(r.path),
@@ -151,6 +163,7 @@ function normaliseStat(s: unknown, partition: string, fromJson: boolean): WriteS
     totalLogReadTimeMs: numOrNull(r.totalLogReadTimeMs),
     numUpdates: numOrNull(r.numUpdates),
   };
+  if (nullFields.length > 0) stat.nullFields = nullFields;
   if (fromJson) {
     if ('recordsStats' in r) stat.recordsStats = r.recordsStats;
     const unknown = orderedKeys(r).filter((k) => !KNOWN_STAT_KEYS.has(k));
@@ -240,6 +253,7 @@ function statToJson(s: WriteStat, delta: boolean): JacksonValue {
     o.recordsStats = (s.recordsStats as JacksonValue | undefined) ?? { val: null };
   }
   if (s.unknownJson) for (const [k, v] of Object.entries(s.unknownJson)) o[k] = v as JacksonValue;
+  for (const k of s.nullFields ?? []) if (k in o) o[k] = null;
   return o;
 }
 
@@ -264,7 +278,7 @@ export function encodeCommitMetadataJson(m: CommitMetadata, opts: EncodeJsonOpti
 }
 
 function statToAvro(s: WriteStat): Rec {
-  return {
+  const o: Rec = {
     fileId: s.fileId,
     path: s.path,
     prevCommit: s.prevCommit,
@@ -297,6 +311,8 @@ function statToAvro(s: WriteStat): Rec {
     tempPath: s.tempPath ?? null,
     numUpdates: s.numUpdates ?? null,
   };
+  for (const k of s.nullFields ?? []) if (k in o) o[k] = null;
+  return o;
 }
 
 export interface EncodeAvroCommitOptions extends WriteAvroOptions {

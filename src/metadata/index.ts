@@ -39,4 +39,4 @@ export {
   type OrderingValue,
 } from './datum.ts';
 export { jacksonPretty, type JacksonValue } from './jackson.ts';
-export { KEY_ORDER, orderedKeys, setKeyOrder, parseOrderedJson } from './ordered-json.ts';
+export { KEY_ORDER, orderedKeys, setKeyOrder, parseOrderedJson, javaHashMapOrder } from './ordered-json.ts';

@@ -6,13 +6,34 @@ export const KEY_ORDER: unique symbol = Symbol('tblcli.keyOrder');
 
 type Obj = Record<string, unknown> & { [KEY_ORDER]?: string[] };
 
-/** Keys of `o` in their recorded order (if any, and still valid), else in JS order. */
+function javaStringHash(s: string): number {
+  let h = 0;
+  for (let i = 0; i < s.length; i++) h = (Math.imul(h, 31) + s.charCodeAt(i)) | 0;
+  return h;
+}
+
+/** Iteration order of a java.util.HashMap filled with `keys` (default capacity 16, load factor 0.75). */
+export function javaHashMapOrder(keys: string[]): string[] {
+  let cap = 16;
+  while (keys.length > cap * 0.75) cap *= 2;
+  const bucket = (k: string) => {
+    const h = javaStringHash(k);
+    return (h ^ (h >>> 16)) & (cap - 1);
+  };
+  return keys.map((k, i) => [bucket(k), i, k] as const).sort((a, b) => a[0] - b[0] || a[1] - b[1]).map((x) => x[2]);
+}
+
+const INTEGER_KEY = /^(?:0|[1-9]\d*)$/;
+
+/**
+ * Keys of `o` in their recorded order (if any, and still valid). Otherwise JS order, except that a map with
+ * integer-like keys (which JS always lists first, ascending) is given Java HashMap order, as Hudi writes it.
+ */
 export function orderedKeys(o: object): string[] {
   const keys = Object.keys(o);
   const rec = (o as Obj)[KEY_ORDER];
-  if (!rec || rec.length !== keys.length) return keys;
-  for (const k of rec) if (!Object.prototype.hasOwnProperty.call(o, k)) return keys;
-  return rec;
+  if (rec && rec.length === keys.length && rec.every((k) => Object.prototype.hasOwnProperty.call(o, k))) return rec;
+  return keys.some((k) => INTEGER_KEY.test(k)) ? javaHashMapOrder(keys) : keys;
 }
 
 /** Records a key order on `o` (used to carry a parsed order over to a copied map). */
