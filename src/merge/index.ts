@@ -1,0 +1,3 @@
+export * from './config.ts';
+export * from './ordering.ts';
+export * from './scan.ts';
