@@ -26,13 +26,30 @@ function where(table: Table, i: Instant): { path: string } {
   return { path: f ? table.storage.uri(f.path) : `${table.uri} instant ${i.requestedTime}` };
 }
 
+/**
+ * A completed commit file must carry metadata: Java 1.x reads an empty one as "no writes", which
+ * hides the crash that produced it, so name it instead.
+ */
+export function decodeCompletedCommit(bytes: Uint8Array, ctx: { path: string; instant: string }): CommitMetadata {
+  if (bytes.length === 0) {
+    throw new TblError('metadata', `${ctx.path}: empty completed commit file for instant ${ctx.instant} (a writer crashed while completing it?)`, {
+      path: ctx.path,
+      instant: ctx.instant,
+    });
+  }
+  return decodeCommitMetadata(bytes, ctx);
+}
+
 /** Completed commit/deltacommit/replacecommit instants, newest requested time first, decoded. */
 export async function loadCommits(table: Table, opts: { limit?: number } = {}): Promise<CommitWithMetadata[]> {
   const tl = await table.timeline();
   let commits = tl.completedCommits().reverse();
   // Only the rows that can be shown need decoding when no sort reorders them.
   if (opts.limit !== undefined && opts.limit > 0) commits = commits.slice(0, opts.limit);
-  return tl.mapRead(commits, 'COMPLETED', (bytes, i) => ({ instant: i, metadata: decodeCommitMetadata(bytes, where(table, i)) }));
+  return tl.mapRead(commits, 'COMPLETED', (bytes, i) => ({
+    instant: i,
+    metadata: decodeCompletedCommit(bytes, { ...where(table, i), instant: i.requestedTime }),
+  }));
 }
 
 /** getCommitForInstant: completed commit, replacecommit or deltacommit with that time. */
@@ -50,7 +67,8 @@ export async function findCommit(table: Table, instantTime: string): Promise<Com
       path: table.uri,
     });
   }
-  return { instant, metadata: decodeCommitMetadata(await tl.read(instant, 'COMPLETED'), where(table, instant)) };
+  const metadata = decodeCompletedCommit(await tl.read(instant, 'COMPLETED'), { ...where(table, instant), instant: instantTime });
+  return { instant, metadata };
 }
 
 export function requireMergeOnRead(table: Table): void {

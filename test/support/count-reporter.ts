@@ -1,4 +1,5 @@
 // Prints the plain closing line CI recognises: "N passed, N failed[, N skipped]".
+import { writeFileSync } from 'node:fs';
 import type { Reporter, TestModule } from 'vitest/node';
 
 export default class CountReporter implements Reporter {
@@ -17,5 +18,7 @@ export default class CountReporter implements Reporter {
     }
     failed += errors.length;
     process.stdout.write(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`);
+    // .ci/run folds these into its own closing line
+    if (process.env.TBLCLI_COUNT_FILE) writeFileSync(process.env.TBLCLI_COUNT_FILE, `${passed} ${failed} ${skipped}\n`);
   }
 }
