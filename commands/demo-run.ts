@@ -17,25 +17,25 @@ export async function runDemo(ctx: Ctx, o: Opts, tableVersion: 6 | 8): Promise<n
     if ((await readdir(dir)).length > 0) {
       throw new TblError('usage', `${dir} is not empty; the demo table needs a fresh directory`, { path: dir });
     }
-  } else dir = await mkdtemp(join(tmpdir(), 'tblcli-demo-'));
+  } else dir = join(await mkdtemp(join(tmpdir(), 'tblcli-demo-')), 'demo_orders');
   const { generateDemoTable } = await import('../src/demo/index.ts');
   const summary = await generateDemoTable(new LocalStorage(), dir, { tableVersion, now: ctx.now() });
   const { openTableAt } = await import('../src/table/index.ts');
-  const table = await openTableAt(new LocalStorage(), summary.basePath, summary.basePath);
+  const table = await openTableAt(new LocalStorage(), summary.tablePath, summary.tablePath);
   const v = await import('../src/views/commit-results.ts');
   const s = await import('../src/views/service-results.ts');
   const commits = await v.commitsShow(table, { extra: false, archived: false });
   const compactions = await s.compactionsShowAll(table, false);
   if (wantsJson(o)) {
-    ctx.out.json({ ...summary, connect: `tblcli connect --path ${summary.basePath}` });
+    ctx.out.json({ ...summary, connect: `tblcli connect --path ${summary.tablePath}` });
     return 0;
   }
   const opts = outputOptions(o);
-  ctx.out.text(`Demo table ${table.config.name} (MERGE_ON_READ, table version ${tableVersion}) written to ${summary.basePath}\n`);
+  ctx.out.text(`Demo table ${table.config.name} (MERGE_ON_READ, table version ${tableVersion}) written to ${summary.tablePath}\n`);
   ctx.out.text('hudi:' + table.config.name + '->commits show');
   ctx.out.table(commits.columns, commits.rows, opts);
   ctx.out.text('hudi:' + table.config.name + '->compactions show all');
   ctx.out.table(compactions.columns, compactions.rows, opts);
-  ctx.out.text(`\nExplore further:\n  tblcli connect --path ${summary.basePath}\n  tblcli timeline show incomplete\n`);
+  ctx.out.text(`\nExplore further:\n  tblcli connect --path ${summary.tablePath}\n  tblcli timeline show incomplete\n`);
   return 0;
 }

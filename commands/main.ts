@@ -7,7 +7,9 @@ import { GLOBAL_OPTIONS, TABLE_OPTIONS, type CommandSpec, type OptionSpec, type 
 import { defaultStateDir } from './state.ts';
 import { COMMANDS } from './registry.ts';
 
-export const VERSION = '0.1.0';
+import { VERSION } from './version.ts';
+
+export { VERSION };
 
 function addOption(cmd: Command, o: OptionSpec): void {
   const opt = new Option(o.flags, o.description);

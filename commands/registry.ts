@@ -6,6 +6,7 @@ import { compactionSpecs } from './compactions.ts';
 import { timelineSpecs } from './timeline.ts';
 import { serviceSpecs } from './services.ts';
 import { demoSpecs } from './demo.ts';
+import { metaSpecs } from './meta.ts';
 
 export const COMMANDS: CommandSpec[] = [
   ...tableSpecs,
@@ -14,4 +15,5 @@ export const COMMANDS: CommandSpec[] = [
   ...timelineSpecs,
   ...serviceSpecs,
   ...demoSpecs,
+  ...metaSpecs,
 ];
