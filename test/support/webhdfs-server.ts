@@ -422,12 +422,20 @@ export async function startWebHdfsServer(options: WebHdfsServerOptions): Promise
         send(res, 200, { FileStatuses: { FileStatus: await listing(p, await mustExist(p)) } });
         return;
       case 'LISTSTATUS_BATCH': {
-        const all = await listing(p, await mustExist(p));
+        const st = await mustExist(p);
         const after = q.get('startafter');
-        const rest = after === null ? all : all.filter((e) => byteCompare(String(e.pathSuffix), after) > 0);
-        const page = mode === 'httpfs' ? rest : rest.slice(0, pageSize); // HttpFS: one batch (HDFS-14663)
+        // Names first, FileStatus only for the page: a NameNode does not stat what it does not return.
+        const names = st.isDirectory() ? (await fsp.readdir(fsPath(p))).sort(byteCompare) : [''];
+        const rest = after === null ? names : names.filter((n) => byteCompare(n, after) > 0);
+        const pageNames = mode === 'httpfs' ? rest : rest.slice(0, pageSize); // HttpFS: one batch (HDFS-14663)
+        const page: Record<string, unknown>[] = [];
+        for (const n of pageNames) {
+          const cp = n === '' ? p : childPath(p, n);
+          const cst = await lstat(cp);
+          if (cst) page.push(await fileStatus(cp, n, cst));
+        }
         send(res, 200, {
-          DirectoryListing: { partialListing: { FileStatuses: { FileStatus: page } }, remainingEntries: rest.length - page.length },
+          DirectoryListing: { partialListing: { FileStatuses: { FileStatus: page } }, remainingEntries: rest.length - pageNames.length },
         });
         return;
       }
