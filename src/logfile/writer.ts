@@ -14,7 +14,7 @@ import {
   type HeaderKey,
   type LogBlockType,
 } from './format.ts';
-import type { OrderingClass } from './delete-record.ts';
+import { encodeDeleteRecordList, type OrderingValue } from '../metadata/index.ts';
 
 /** HoodieLogBlock.version: the content version Hudi 0.11+ writes for Avro and delete blocks. */
 export const LOG_BLOCK_CONTENT_VERSION = 3;
@@ -141,104 +141,15 @@ function orderHeader(values: Partial<Record<HeaderKey, string>>, order: HeaderKe
 export interface DeleteRecordSpec {
   recordKey: string;
   partitionPath: string;
-  /** default: Integer 0, the "natural order" value SQL DELETEs carry */
-  orderingVal?: { cls: OrderingClass; value: unknown } | null;
-}
-
-class AvroBinaryWriter {
-  private parts: number[] = [];
-  long(v: number | bigint): void {
-    let n = BigInt(v);
-    n = (n << 1n) ^ (n >> 63n); // zig-zag (64-bit)
-    n = BigInt.asUintN(64, n);
-    do {
-      let b = Number(n & 0x7fn);
-      n >>= 7n;
-      if (n !== 0n) b |= 0x80;
-      this.parts.push(b);
-    } while (n !== 0n);
-  }
-  bytes(b: Uint8Array): void {
-    this.long(b.length);
-    for (const x of b) this.parts.push(x);
-  }
-  string(s: string): void {
-    this.bytes(utf8.encode(s));
-  }
-  raw(b: Uint8Array): void {
-    for (const x of b) this.parts.push(x);
-  }
-  toBytes(): Uint8Array {
-    return Uint8Array.from(this.parts);
-  }
-}
-
-const WRAPPER_BRANCH: Partial<Record<OrderingClass, number>> = {
-  Boolean: 1,
-  Integer: 2,
-  Long: 3,
-  Float: 4,
-  Double: 5,
-  Bytes: 6,
-  String: 7,
-  Date: 8,
-  TimeMicros: 10,
-  TimestampMicros: 11,
-};
-
-function writeOrderingVal(w: AvroBinaryWriter, o: DeleteRecordSpec['orderingVal']): void {
-  const ov = o === undefined ? { cls: 'Integer' as const, value: 0 } : o;
-  if (ov === null) return w.long(0);
-  const branch = WRAPPER_BRANCH[ov.cls];
-  if (branch === undefined) throw new TblError('unsupported', `cannot write a ${ov.cls} ordering value in a delete block`);
-  w.long(branch);
-  const v = ov.value;
-  switch (ov.cls) {
-    case 'Boolean':
-      return w.raw(Uint8Array.of(v ? 1 : 0));
-    case 'Integer':
-    case 'Date':
-    case 'Long':
-    case 'TimeMicros':
-    case 'TimestampMicros':
-      return w.long(v as number | bigint);
-    case 'Float': {
-      const b = new Uint8Array(4);
-      new DataView(b.buffer).setFloat32(0, Number(v), true);
-      return w.raw(b);
-    }
-    case 'Double': {
-      const b = new Uint8Array(8);
-      new DataView(b.buffer).setFloat64(0, Number(v), true);
-      return w.raw(b);
-    }
-    case 'Bytes':
-      return w.bytes(v as Uint8Array);
-    case 'String':
-      return w.string(String(v));
-  }
-}
-
-/** Avro binary datum of HoodieDeleteRecordList (one array block, like Java's BinaryEncoder). */
-export function encodeDeleteRecordList(records: readonly DeleteRecordSpec[]): Uint8Array {
-  const w = new AvroBinaryWriter();
-  if (records.length > 0) {
-    w.long(records.length);
-    for (const r of records) {
-      w.long(1);
-      w.string(r.recordKey);
-      w.long(1);
-      w.string(r.partitionPath);
-      writeOrderingVal(w, r.orderingVal);
-    }
-  }
-  w.long(0);
-  return w.toBytes();
+  /** default: int 0 (IntWrapper), the "natural order" value SQL DELETEs carry; null = no ordering value */
+  orderingVal?: OrderingValue | null;
 }
 
 /** Delete block content: int32 version 3 | int32 length | HoodieDeleteRecordList datum. */
 export function encodeDeleteContent(records: readonly DeleteRecordSpec[]): Uint8Array {
-  const data = encodeDeleteRecordList(records);
+  const data = encodeDeleteRecordList(
+    records.map((r) => ({ recordKey: r.recordKey, partitionPath: r.partitionPath, orderingVal: r.orderingVal === undefined ? { type: 'int', value: 0 } : r.orderingVal })),
+  );
   const out = new Uint8Array(8 + data.length);
   const dv = new DataView(out.buffer);
   dv.setInt32(0, LOG_BLOCK_CONTENT_VERSION);

@@ -7,6 +7,7 @@ import { ByteWriter, parquetWrite } from 'hyparquet-writer';
 import type { ColumnSource } from 'hyparquet-writer';
 import type { CompressionCodec, KeyValue, SchemaElement } from 'hyparquet';
 import { TblError } from '../errors/index.ts';
+import type { Storage } from '../storage/index.ts';
 import { HoodieBloomFilter, type BloomFilterOptions } from './bloom.ts';
 
 // ---- Avro schema model (plain JSON as in .avsc / parquet.avro.schema) ----
@@ -344,6 +345,20 @@ export function writeHoodieParquet(opts: HoodieParquetWriteOptions): HoodieParqu
     throw new TblError('parquet', `cannot write parquet for ${fullName(schema)}: ${(e as Error).message}`, { cause: e });
   }
   return { bytes: writer.getBytes(), rowCount: rows.length, minRecordKey: minKey, maxRecordKey: maxKey, bloomFilter: bloom };
+}
+
+/**
+ * Writes a base file through Storage (create-only, atomic: never overwrites, readers never see a partial
+ * file). Returns what a HoodieWriteStat needs: size, row count, min/max record key.
+ */
+export async function writeHoodieBaseFile(
+  storage: Storage,
+  path: string,
+  opts: HoodieParquetWriteOptions,
+): Promise<HoodieParquetFile & { path: string; size: number }> {
+  const file = writeHoodieParquet(opts);
+  await storage.writeNew(path, file.bytes);
+  return { ...file, path, size: file.bytes.length };
 }
 
 /** Meta-field values for a record written by `instant` into base file `fileName` (HoodieRecord.generateSequenceId). */

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { HAVE_FIXTURES, coreTestData } from '../support/fixtures.ts';
 import { LocalStorage } from '../../src/storage/index.ts';
 import { readLogFile, type LogBlock } from '../../src/logfile/index.ts';
+import type { OrderingValue } from '../../src/metadata/index.ts';
 import {
   appendLogBlocks,
   encodeAvroDataBlock,
@@ -15,6 +16,8 @@ import {
 } from '../../src/logfile/writer.ts';
 
 const storage = new LocalStorage();
+// the log reader names Java classes, the metadata codec Avro wrapper kinds
+const ORDERING_TYPE: Record<string, OrderingValue['type']> = { Integer: 'int', Long: 'long', String: 'string', Boolean: 'boolean', Double: 'double', Float: 'float' };
 
 function fixtureFile(dir: string): string {
   const d = coreTestData(`log_files/${dir}`);
@@ -40,7 +43,7 @@ describe.skipIf(!HAVE_FIXTURES)('log writer reproduces real Hudi log files byte 
     const deletes = b!.deletes!.map((d) => ({
       recordKey: d.recordKey!,
       partitionPath: d.partitionPath!,
-      orderingVal: { cls: d.orderingClass!, value: d.orderingVal },
+      orderingVal: { type: ORDERING_TYPE[d.orderingClass!], value: d.orderingVal } as OrderingValue,
     }));
     expect(deletes).toHaveLength(3);
     const ours = encodeDeleteBlock({ instantTime: b!.header.INSTANT_TIME!, schema: b!.header.SCHEMA!, deletes });
@@ -79,7 +82,7 @@ describe('log writer → log reader', () => {
     ];
     const n = await writeLogFile(storage, path, [
       encodeAvroDataBlock({ instantTime: '20240101000000001', schema, records }),
-      encodeDeleteBlock({ instantTime: '20240101000000001', schema, deletes: [{ recordKey: 'c', partitionPath: 'p', orderingVal: { cls: 'Long', value: 7 } }, { recordKey: 'd', partitionPath: 'p', orderingVal: { cls: 'String', value: 'x' } }] }),
+      encodeDeleteBlock({ instantTime: '20240101000000001', schema, deletes: [{ recordKey: 'c', partitionPath: 'p', orderingVal: { type: 'long', value: 7 } }, { recordKey: 'd', partitionPath: 'p', orderingVal: { type: 'string', value: 'x' } }] }),
     ]);
     await appendLogBlocks(storage, path, [encodeRollbackBlock({ instantTime: '20240101000000002', targetInstantTime: '20240101000000001' })]);
     const blocks = await readBlocks(path);

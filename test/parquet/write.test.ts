@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { LocalStorage } from '../../src/storage/index.ts';
 import { join } from 'node:path';
 import { parquetMetadata, parquetReadObjects } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
@@ -9,6 +11,7 @@ import {
   avroToParquetSchema,
   withHoodieMetaFields,
   writeHoodieParquet,
+  writeHoodieBaseFile,
   type AvroRecordSchema,
 } from '../../src/parquet/write.ts';
 
@@ -209,6 +212,16 @@ describe('writeHoodieParquet', () => {
   });
   it('rejects a required value that is missing', () => {
     expect(() => writeHoodieParquet({ schema, rows: [{ ...rows[0]!, id: null }] })).toThrow(/cannot write parquet/);
+  });
+  it('writeHoodieBaseFile writes through Storage and never overwrites', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tblcli-pqw-'));
+    const storage = new LocalStorage();
+    const path = join(dir, 'f-0_0-1-2_20240101000000000.parquet');
+    const out = await writeHoodieBaseFile(storage, path, { schema, rows });
+    expect(out.size).toBe(readFileSync(path).length);
+    expect(out.rowCount).toBe(5);
+    expect(Number(parquetMetadata(ab(new Uint8Array(readFileSync(path)))).num_rows)).toBe(5);
+    await expect(writeHoodieBaseFile(storage, path, { schema, rows })).rejects.toThrow();
   });
   it('bloomFilter:false writes no filter keys', () => {
     const md = parquetMetadata(ab(writeHoodieParquet({ schema, rows, bloomFilter: false }).bytes));
