@@ -57,7 +57,7 @@ export interface ReadLogOptions {
 /** Buffered positional reads through Storage.readRange. */
 class RangeReader {
   private start = 0;
-  private data = new Uint8Array(0);
+  private data: Uint8Array = new Uint8Array(0);
   constructor(
     private readonly storage: Storage,
     private readonly path: string,
