@@ -6,7 +6,7 @@ import type { Storage } from '../storage/index.ts';
 import { formatInstantTime, joinPath, parentPath } from '../util/index.ts';
 import { formatProperties, tableChecksum } from '../config/index.ts';
 import { formatInstantFileName, type Action, type State } from '../timeline/index.ts';
-import { formatBaseFileName, formatLogFileName, formatWriteToken, UNKNOWN_WRITE_TOKEN, PARTITION_METAFILE } from '../fs-view/names.ts';
+import { formatBaseFileName, formatLogFileName, formatWriteToken, UNKNOWN_WRITE_TOKEN, PARTITION_METAFILE } from '../fs-view/index.ts';
 import {
   encodeCleanerPlan,
   encodeCleanMetadata,

@@ -9,6 +9,7 @@ import { LocalStorage } from '../../src/storage/index.ts';
 import { generateDemoTable, type DemoSummary } from '../../src/demo/index.ts';
 import { parseProperties, tableChecksum, toTableConfig } from '../../src/config/index.ts';
 import { parseInstantFileName } from '../../src/timeline/index.ts';
+import { readPartitionMetadata } from '../../src/fs-view/index.ts';
 import { parseInstantTime } from '../../src/util/index.ts';
 import {
   SCHEMAS,
@@ -174,6 +175,13 @@ for (const version of [6, 8] as const) {
         expect(kv.get('hoodie_min_record_key')).toBe([...keys].sort()[0]);
         expect(kv.get('hoodie_max_record_key')).toBe([...keys].sort().at(-1));
         expect(JSON.parse(kv.get('parquet.avro.schema')!).fields[0].name).toBe('_hoodie_commit_time');
+      }
+    });
+
+    it('every partition has a .hoodie_partition_metadata naming the first instant', async () => {
+      for (const p of summary.partitions) {
+        const pm = await readPartitionMetadata(storage, join(dir, p));
+        expect(pm).toMatchObject({ format: 'text', commitTime: summary.instants[0]!.requestedTime, partitionDepth: 1 });
       }
     });
 
