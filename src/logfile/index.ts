@@ -2,3 +2,4 @@ export * from './format.ts';
 export * from './reader.ts';
 export * from './content.ts';
 export * from './delete-record.ts';
+export * from './writer.ts';
