@@ -226,12 +226,14 @@ function convertValue(v: unknown, fieldType: AvroType, named: Named, where: stri
   if (lt === 'decimal') return v instanceof Uint8Array ? decimalBytesToBigInt(v) : v;
   switch (base) {
     case 'long':
+      // hyparquet reads TIMESTAMP/TIME columns back as Date (ms); compaction feeds such rows back in
+      if (v instanceof Date && lt !== undefined && /micros$/.test(lt)) return BigInt(v.getTime()) * 1000n;
       return toBigInt(v, where);
     case 'int':
       if (lt === 'date' && v instanceof Date) return Math.floor(v.getTime() / 86400000);
       return v;
     case 'enum':
-      return new TextEncoder().encode(String(v));
+      return v instanceof Uint8Array ? v : new TextEncoder().encode(String(v));
     case 'record': {
       const rec = t as AvroRecordSchema;
       const o = v as Record<string, unknown>;
