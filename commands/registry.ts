@@ -7,6 +7,7 @@ import { timelineSpecs } from './timeline.ts';
 import { serviceSpecs } from './services.ts';
 import { demoSpecs } from './demo.ts';
 import { metaSpecs } from './meta.ts';
+import { fsviewSpecs } from './fsview.ts';
 
 export const COMMANDS: CommandSpec[] = [
   ...tableSpecs,
@@ -14,6 +15,7 @@ export const COMMANDS: CommandSpec[] = [
   ...compactionSpecs,
   ...timelineSpecs,
   ...serviceSpecs,
+  ...fsviewSpecs,
   ...demoSpecs,
   ...metaSpecs,
 ];

@@ -1,0 +1,74 @@
+// show fsview all|latest, stats wa, stats filesizes.
+import type { CommandSpec, OptionSpec } from './spec.ts';
+import { parseBool } from './spec.ts';
+import { openFromOpts, outputOptions } from './shared.ts';
+
+const viewOptions: OptionSpec[] = [
+  { flags: '--baseFileOnly [bool]', description: 'only display base files', default: false, parse: parseBool },
+  { flags: '--maxInstant <instant>', description: 'file slices up to this instant', default: '' },
+  { flags: '--includeMax [bool]', description: 'include the max instant', default: false, parse: parseBool },
+  { flags: '--includeInflight [bool]', description: 'include files of inflight instants', default: false, parse: parseBool },
+  { flags: '--excludeCompaction [bool]', description: 'exclude compaction instants', default: false, parse: parseBool },
+];
+
+const fsOpts = (o: Record<string, unknown>) => ({
+  baseFileOnly: o.baseFileOnly === true,
+  maxInstant: (o.maxInstant as string) || undefined,
+  includeMax: o.includeMax === true,
+  includeInflight: o.includeInflight === true,
+});
+
+export const fsviewSpecs: CommandSpec[] = [
+  {
+    name: 'show fsview all',
+    summary: 'Show entire file-system view',
+    table: { limit: -1 },
+    options: [
+      { flags: '--pathRegex <glob>', description: 'partition glob (* one level, ** any depth; default: all partitions)', default: '**' },
+      ...viewOptions,
+    ],
+    async action(ctx, o) {
+      const table = await openFromOpts(ctx, o);
+      const v = await import('../src/views/fsview.ts');
+      const r = await v.showFsViewAll(table, o.pathRegex as string, fsOpts(o));
+      ctx.out.table(r.columns, r.rows, outputOptions(o));
+    },
+  },
+  {
+    name: 'show fsview latest',
+    summary: 'Show latest file-system view',
+    table: { limit: -1 },
+    options: [
+      { flags: '--partitionPath <partition>', description: 'a partition path ("" for non-partitioned tables)', default: '' },
+      { flags: '--merge [bool]', description: 'merge file slices across a pending compaction', default: true, parse: parseBool },
+      ...viewOptions,
+    ],
+    async action(ctx, o) {
+      const table = await openFromOpts(ctx, o);
+      const v = await import('../src/views/fsview.ts');
+      const r = await v.showFsViewLatest(table, o.partitionPath as string, o.merge !== false, fsOpts(o));
+      ctx.out.table(r.columns, r.rows, outputOptions(o));
+    },
+  },
+  {
+    name: 'stats wa',
+    summary: 'Write Amplification. Ratio of how many records were upserted to how many records were actually written',
+    table: { limit: -1 },
+    async action(ctx, o) {
+      const table = await openFromOpts(ctx, o);
+      const r = await (await import('../src/views/fsview.ts')).statsWa(table);
+      ctx.out.table(r.columns, r.rows, outputOptions(o));
+    },
+  },
+  {
+    name: 'stats filesizes',
+    summary: 'File Sizes. Display summary stats on sizes of files',
+    table: { limit: -1 },
+    options: [{ flags: '--partitionPath <glob>', description: 'partition glob (default: all partitions)', default: '**' }],
+    async action(ctx, o) {
+      const table = await openFromOpts(ctx, o);
+      const r = await (await import('../src/views/fsview.ts')).statsFileSizes(table, o.partitionPath as string);
+      ctx.out.table(r.columns, r.rows, outputOptions(o));
+    },
+  },
+];
