@@ -5,7 +5,7 @@ import { mkdirSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 
 export async function generateTimelineTable(dir, layout, n = 20000) {
-  const { encodeCommitMetadataJson, encodeCommitMetadataAvro } = await import('../dist/lib-metadata.js');
+  const { encodeCommitMetadataJson, encodeCommitMetadataAvro } = await import('../dist/bench-lib.js');
   const meta = join(dir, '.hoodie');
   const tl = layout === 2 ? join(meta, 'timeline') : meta;
   mkdirSync(tl, { recursive: true });

@@ -5,7 +5,7 @@ import { rmSync } from 'node:fs';
 
 rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
 await build({
-  entryPoints: { tblcli: 'commands/main.ts' },
+  entryPoints: { tblcli: 'commands/main.ts', 'bench-lib': 'bench/lib.ts' },
   outdir: 'dist',
   bundle: true,
   splitting: true,

@@ -1,1 +1,3 @@
 export * from './read.ts';
+export * from './write.ts';
+export * from './bloom.ts';
