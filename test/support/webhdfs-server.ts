@@ -213,6 +213,32 @@ export async function startWebHdfsServer(options: WebHdfsServerOptions): Promise
     return out;
   };
 
+  // Sorted child names per directory, reused while the directory is unchanged (paging a 60,000-entry
+  // .hoodie would otherwise re-sort it for every page).
+  // Keyed by the directory's mtime (nanosecond-derived on Linux), which every add/remove changes.
+  const nameCache = new Map<string, { mtimeMs: number; names: string[] }>();
+  const sortedNames = async (p: string, st: fs.Stats): Promise<string[]> => {
+    const hit = nameCache.get(p);
+    if (hit && hit.mtimeMs === st.mtimeMs) return hit.names;
+    const names = (await fsp.readdir(fsPath(p)))
+      .map((n) => ({ n, b: Buffer.from(n) }))
+      .sort((x, y) => Buffer.compare(x.b, y.b))
+      .map((x) => x.n);
+    nameCache.set(p, { mtimeMs: st.mtimeMs, names });
+    return names;
+  };
+  /** index of the first name byte-greater than `after` (binary search) */
+  const firstAfter = (names: string[], after: string): number => {
+    let lo = 0;
+    let hi = names.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (byteCompare(names[mid]!, after) > 0) hi = mid;
+      else lo = mid + 1;
+    }
+    return lo;
+  };
+
   const mustExist = async (p: string): Promise<fs.Stats> => {
     const st = await lstat(p);
     if (!st) throw remote(mode, 'FileNotFoundException', `File does not exist: ${p}`);
@@ -425,8 +451,8 @@ export async function startWebHdfsServer(options: WebHdfsServerOptions): Promise
         const st = await mustExist(p);
         const after = q.get('startafter');
         // Names first, FileStatus only for the page: a NameNode does not stat what it does not return.
-        const names = st.isDirectory() ? (await fsp.readdir(fsPath(p))).sort(byteCompare) : [''];
-        const rest = after === null ? names : names.filter((n) => byteCompare(n, after) > 0);
+        const names = st.isDirectory() ? await sortedNames(p, st) : [''];
+        const rest = after === null ? names : names.slice(firstAfter(names, after));
         const pageNames = mode === 'httpfs' ? rest : rest.slice(0, pageSize); // HttpFS: one batch (HDFS-14663)
         const page: Record<string, unknown>[] = [];
         for (const n of pageNames) {
