@@ -1,0 +1,337 @@
+// `compaction run`: claim a pending plan under the lock (rolling back an attempt whose heartbeat
+// expired), requested → inflight, merge every operation's slice into a new base file (marker first),
+// then, under the lock again, the completed `commit` (JSON on layout 1, Avro `<t>_<ct>.commit` on layout 2).
+import { TblError } from '../../errors/index.ts';
+import { formatBaseFileName, formatWriteToken } from '../../fs-view/index.ts';
+import { mergeConfigFromProperties, mergeFileSlice, type MergeConfig } from '../../merge/index.ts';
+import {
+  decodeCompactionPlan,
+  encodeCommitMetadataAvro,
+  encodeCommitMetadataJson,
+  type CommitMetadata,
+  type CompactionOperation,
+  type CompactionPlan,
+  type WriteStat,
+} from '../../metadata/index.ts';
+import { HOODIE_META_FIELDS, withHoodieMetaFields, writeHoodieParquet, type AvroRecordSchema, type ParquetCodec } from '../../parquet/write.ts';
+import { mapLimit } from '../../storage/index.ts';
+import { latestTableSchema, loadFileSystemView, requireMergeOnRead, type Table } from '../../table/index.ts';
+import type { Instant, Timeline } from '../../timeline/index.ts';
+import { completeInstant, newInstantTime, timesOnTimeline, transitionToInflight } from '../../timeline/writer.ts';
+import { joinPath } from '../../util/index.ts';
+import { guardMetadataTable, lockOf, reopen, sleep, type ServiceOptions } from '../common.ts';
+import { HEARTBEAT_DEFAULTS, heartbeatPath, isHeartbeatExpired, lastHeartbeat, startHeartbeat, type Heartbeat } from '../heartbeat.ts';
+import { createMarker, deleteMarkerDir, markerDir } from '../markers.ts';
+import { METRICS } from './plan.ts';
+import { rollbackInflightCompaction, type RollbackResult } from './rollback.ts';
+
+export interface RunOptions extends ServiceOptions {
+  /** compaction instant to run (default: the earliest pending plan, as HoodieCompactor) */
+  instant?: string;
+  /** stop (and roll back this attempt) when exceeded */
+  maxDurationMs?: number;
+  /** file groups compacted in parallel (default 2) */
+  parallelism?: number;
+  codec?: ParquetCodec;
+  rowGroupSize?: number;
+  /** with --wait: poll interval while another process runs the compaction */
+  pollMs?: number;
+  onProgress?: (e: { type: 'file-written'; partition: string; fileId: string; path: string; records: number; bytes: number }) => void;
+}
+
+export type RunStatus = 'completed' | 'nothing-to-do' | 'already-completed';
+
+export interface RunResult {
+  status: RunStatus;
+  instant?: string;
+  completionTime?: string;
+  fileGroups: number;
+  records: number;
+  bytes: number;
+  durationMs: number;
+  rolledBack?: RollbackResult;
+  metadataTableDisabled: boolean;
+  writeStats: WriteStat[];
+}
+
+function isCompaction(i: Instant): boolean {
+  return i.effectiveAction === 'compaction' || i.stateActions.REQUESTED === 'compaction';
+}
+
+async function readPlan(table: Table, tl: Timeline, i: Instant): Promise<CompactionPlan> {
+  return decodeCompactionPlan(await tl.read(i, 'REQUESTED'), { path: table.storage.uri(i.files.REQUESTED!.path) });
+}
+
+/** Removes markers and heartbeats left by completed compactions (a crash right after completing). */
+async function cleanupCompleted(table: Table, tl: Timeline): Promise<void> {
+  const temp = joinPath(table.metaPath, '.temp');
+  if (!(await table.storage.exists(temp))) return;
+  for (const e of await table.storage.list(temp)) {
+    if (e.isDirectory && tl.isCompleted(e.name) && tl.find(e.name).some(isCompaction)) {
+      await deleteMarkerDir(table.storage, table.basePath, e.name);
+      await table.storage.delete(heartbeatPath(table.metaPath, e.name));
+    }
+  }
+}
+
+interface Claim {
+  table: Table;
+  instant: string;
+  plan: CompactionPlan;
+  heartbeat: Heartbeat;
+  rolledBack?: RollbackResult;
+  metadataTableDisabled: boolean;
+}
+
+type ClaimOutcome = { claim: Claim } | { status: 'nothing-to-do' | 'already-completed'; instant?: string; metadataTableDisabled: boolean } | { busy: string; ageMs: number };
+
+async function claim(table: Table, opts: RunOptions): Promise<ClaimOutcome> {
+  const expiry = opts.heartbeatExpiryMs ?? HEARTBEAT_DEFAULTS.intervalMs * HEARTBEAT_DEFAULTS.tolerableMisses;
+  return lockOf(table, opts)(async (): Promise<ClaimOutcome> => {
+    let t = await reopen(table);
+    const metadataTableDisabled = await guardMetadataTable(t, opts);
+    if (metadataTableDisabled) t = await reopen(t);
+    const tl = await t.timeline();
+    await cleanupCompleted(t, tl);
+    let candidates = tl.instants.filter((i) => isCompaction(i) && i.state !== 'COMPLETED');
+    if (opts.instant) {
+      const found = tl.find(opts.instant).filter(isCompaction);
+      if (found.length === 0) {
+        throw new TblError('not-found', `Compaction instant ${opts.instant} not found in ${t.uri}`, { instant: opts.instant, path: t.uri });
+      }
+      // a completed instant is never redone
+      if (found.some((i) => i.state === 'COMPLETED')) return { status: 'already-completed', instant: opts.instant, metadataTableDisabled };
+      candidates = found;
+    }
+    let busy: { instant: string; ageMs: number } | undefined;
+    for (const i of candidates) {
+      let rolledBack: RollbackResult | undefined;
+      const plan = await readPlan(t, tl, i);
+      if (i.state === 'INFLIGHT') {
+        const now = Date.now();
+        if (!(await isHeartbeatExpired(t.storage, t.metaPath, i.requestedTime, expiry, now))) {
+          busy ??= { instant: i.requestedTime, ageMs: now - (await lastHeartbeat(t.storage, t.metaPath, i.requestedTime)) };
+          continue;
+        }
+        rolledBack = await rollbackInflightCompaction(t, i.requestedTime, plan);
+      }
+      // the heartbeat exists before the inflight file, so nobody sees this attempt as dead
+      const heartbeat = await startHeartbeat(t.storage, t.metaPath, i.requestedTime, opts.heartbeatIntervalMs ?? Math.min(expiry / 4, HEARTBEAT_DEFAULTS.intervalMs));
+      try {
+        await transitionToInflight(t.timelineSource, i.requestedTime, 'compaction');
+      } catch (e) {
+        await heartbeat.stop();
+        throw e;
+      }
+      return { claim: { table: t, instant: i.requestedTime, plan, heartbeat, rolledBack, metadataTableDisabled } };
+    }
+    if (busy) return { busy: busy.instant, ageMs: busy.ageMs };
+    return { status: 'nothing-to-do', metadataTableDisabled };
+  });
+}
+
+function stripMeta(schema: AvroRecordSchema): AvroRecordSchema {
+  return { ...schema, fields: schema.fields.filter((f) => !(HOODIE_META_FIELDS as readonly string[]).includes(f.name)) };
+}
+
+interface OpContext {
+  table: Table;
+  instant: string;
+  writerSchema: AvroRecordSchema;
+  config: MergeConfig;
+  isValidInstant: (t: string) => boolean;
+  opts: RunOptions;
+  deadline?: number;
+}
+
+async function compactOperation(ctx: OpContext, op: CompactionOperation, index: number): Promise<WriteStat> {
+  const { table, instant } = ctx;
+  const { storage, basePath } = table;
+  const partition = op.partitionPath ?? '';
+  const fileId = op.fileId ?? '';
+  const dir = partition === '' ? basePath : joinPath(basePath, partition);
+  const started = Date.now();
+  const baseFile = op.dataFilePath ? { path: joinPath(dir, op.dataFilePath), ext: 'parquet', size: (await storage.stat(joinPath(dir, op.dataFilePath))).size } : undefined;
+  const logFiles = await Promise.all((op.deltaFilePaths ?? []).map(async (n) => ({ path: joinPath(dir, n), size: (await storage.stat(joinPath(dir, n))).size })));
+  const merged = await mergeFileSlice(storage, { partition, fileId, baseFile, logFiles }, { config: ctx.config, isValidInstant: ctx.isValidInstant });
+  const scanMs = Date.now() - started;
+  if (ctx.deadline !== undefined && Date.now() > ctx.deadline) throw maxDurationError(ctx);
+
+  const fileName = formatBaseFileName({ fileId, writeToken: formatWriteToken(index, 0, 0), instant, ext: 'parquet' });
+  const rows = merged.rows.map((r, n) => {
+    const out: Record<string, unknown> = { ...r };
+    // compaction preserves commit time and seqno; the file name always points at the new file
+    out._hoodie_commit_time ??= instant;
+    out._hoodie_commit_seqno ??= `${instant}_${index}_${n}`;
+    out._hoodie_record_key ??= merged.keys[n];
+    out._hoodie_partition_path ??= partition;
+    out._hoodie_file_name = fileName;
+    return out;
+  });
+  const writeStart = Date.now();
+  const file = writeHoodieParquet({ schema: ctx.writerSchema, rows, codec: ctx.opts.codec, rowGroupSize: ctx.opts.rowGroupSize });
+  ctx.opts.onPoint?.('before-base-file');
+  await createMarker(storage, basePath, instant, { partition, fileName, ioType: baseFile ? 'MERGE' : 'CREATE' });
+  ctx.opts.onPoint?.('after-marker');
+  const path = joinPath(dir, fileName);
+  await storage.writeNew(path, file.bytes);
+  ctx.opts.onPoint?.('after-base-file');
+  const writeMs = Date.now() - writeStart;
+  const s = merged.stats;
+  const logInserts = rows.length - (s.baseRecords - s.totalDeletedRecords);
+  const size = file.bytes.length;
+  ctx.opts.onProgress?.({ type: 'file-written', partition, fileId, path, records: rows.length, bytes: size });
+  return {
+    fileId,
+    path: partition === '' ? fileName : `${partition}/${fileName}`,
+    prevCommit: op.baseInstantTime ?? 'null',
+    numWrites: rows.length,
+    numDeletes: s.totalDeletedRecords,
+    numUpdateWrites: s.totalUpdatedRecordsCompacted,
+    numInserts: rows.length - s.totalUpdatedRecordsCompacted,
+    totalWriteBytes: size,
+    totalWriteErrors: 0,
+    partitionPath: partition,
+    totalLogRecords: s.totalLogRecords,
+    totalLogFilesCompacted: s.totalLogFilesCompacted,
+    totalLogSizeCompacted: op.metrics?.[METRICS.TOTAL_LOG_FILES_SIZE] ?? s.totalLogSizeCompacted,
+    // scanner.getNumMergedRecordsInLog: keys the log changed
+    totalUpdatedRecordsCompacted: s.totalUpdatedRecordsCompacted + s.totalDeletedRecords + Math.max(0, logInserts),
+    totalLogBlocks: s.totalLogBlocks,
+    totalCorruptLogBlock: s.totalCorruptLogBlock,
+    totalRollbackBlocks: s.totalRollbackBlocks,
+    fileSizeInBytes: size,
+    totalLogFiles: null,
+    logVersion: null,
+    logOffset: null,
+    baseFile: null,
+    logFiles: null,
+    cdcStats: null,
+    prevBaseFile: op.dataFilePath ?? null,
+    minEventTime: null,
+    maxEventTime: null,
+    runtimeStats: { totalScanTime: scanMs, totalCreateTime: baseFile ? 0 : writeMs, totalUpsertTime: baseFile ? writeMs : 0 },
+    totalLogReadTimeMs: scanMs,
+    tempPath: null,
+    numUpdates: 0,
+  };
+}
+
+function maxDurationError(ctx: OpContext): TblError {
+  return new TblError('timeline', `compaction ${ctx.instant} exceeded --max-duration ${ctx.opts.maxDurationMs} ms; this attempt was rolled back`, {
+    instant: ctx.instant,
+  });
+}
+
+/** HoodieCommitMetadata(compacted=true) as CompactHelpers.createCompactionMetadata builds it. */
+export function compactionCommitMetadata(stats: WriteStat[], schema: string): CommitMetadata {
+  const partitionToWriteStats: Record<string, WriteStat[]> = {};
+  for (const s of stats) (partitionToWriteStats[s.partitionPath] ??= []).push(s);
+  return { partitionToWriteStats, compacted: true, extraMetadata: { schema }, operationType: 'COMPACT', version: null };
+}
+
+async function execute(c: Claim, opts: RunOptions, started: number): Promise<RunResult> {
+  const { table, instant, plan } = c;
+  const ops = plan.operations ?? [];
+  const schemaStr = (await latestTableSchema(table)).schema;
+  let parsed: AvroRecordSchema;
+  try {
+    parsed = JSON.parse(schemaStr) as AvroRecordSchema;
+  } catch (e) {
+    throw new TblError('metadata', `${table.uri}: table schema is not valid JSON: ${(e as Error).message}`, { cause: e });
+  }
+  const tableSchema = stripMeta(parsed);
+  const partitions = [...new Set(ops.map((o) => o.partitionPath ?? ''))];
+  const view = await loadFileSystemView(table, { partitions });
+  const ctx: OpContext = {
+    table,
+    instant,
+    writerSchema: withHoodieMetaFields(tableSchema),
+    config: mergeConfigFromProperties(Object.fromEntries(table.config.props)),
+    isValidInstant: view.isCommitted,
+    opts,
+    deadline: opts.maxDurationMs !== undefined ? started + opts.maxDurationMs : undefined,
+  };
+  const stats = await mapLimit(ops, opts.parallelism ?? 2, async (op, i) => {
+    if (ctx.deadline !== undefined && Date.now() > ctx.deadline) throw maxDurationError(ctx);
+    await c.heartbeat.beat();
+    return compactOperation(ctx, op, i);
+  });
+  opts.onPoint?.('before-complete');
+  const metadata = compactionCommitMetadata(stats, JSON.stringify(tableSchema));
+
+  // completing must not fail on a briefly held lock: wait for it (bounded)
+  const completeLock = { ...opts, lock: { ...opts.lock, wait: true, waitTimeoutMs: opts.lock?.waitTimeoutMs ?? 120_000 } };
+  const completionTime = await lockOf(table, completeLock)(async () => {
+    const t = await reopen(table);
+    const tl = await t.timeline();
+    const mine = tl.find(instant).filter(isCompaction)[0];
+    if (!mine || mine.state !== 'INFLIGHT') {
+      throw new TblError('conflict', `compaction ${instant} is no longer inflight (${mine ? mine.state.toLowerCase() : 'gone'}): another process rolled it back or completed it`, { instant });
+    }
+    const layout = t.config.layoutVersion;
+    let ct: string | undefined;
+    if (layout === 2) {
+      ct = newInstantTime(timesOnTimeline(tl), t.config.timezone, (opts.now ?? (() => new Date()))());
+      await sleep(opts.clockSkewMs ?? 200);
+    }
+    const bytes = layout === 2 ? encodeCommitMetadataAvro(metadata) : encodeCommitMetadataJson(metadata, { delta: false });
+    await completeInstant(t.timelineSource, instant, 'compaction', 'commit', bytes, ct);
+    opts.onPoint?.('after-complete');
+    return ct;
+  });
+  await deleteMarkerDir(table.storage, table.basePath, instant);
+  await c.heartbeat.stop();
+  return {
+    status: 'completed',
+    instant,
+    completionTime,
+    fileGroups: stats.length,
+    records: stats.reduce((n, s) => n + s.numWrites, 0),
+    bytes: stats.reduce((n, s) => n + s.totalWriteBytes, 0),
+    durationMs: Date.now() - started,
+    rolledBack: c.rolledBack,
+    metadataTableDisabled: c.metadataTableDisabled,
+    writeStats: stats,
+  };
+}
+
+/** Runs one pending compaction. Throws TblError('lock-held') when the lock or the plan is taken (exit 4). */
+export async function runCompaction(table: Table, opts: RunOptions = {}): Promise<RunResult> {
+  requireMergeOnRead(table);
+  const started = Date.now();
+  for (;;) {
+    const outcome = await claim(table, opts);
+    if ('claim' in outcome) {
+      const c = outcome.claim;
+      try {
+        return await execute(c, opts, started);
+      } catch (e) {
+        // give the plan back right away instead of waiting for the heartbeat to expire
+        await c.heartbeat.stop().catch(() => undefined);
+        await lockOf(table, { ...opts, lock: { ...opts.lock, wait: true, waitTimeoutMs: 30_000 } })(async () => {
+          const t = await reopen(table);
+          const i = (await t.timeline()).find(c.instant).filter(isCompaction)[0];
+          if (i?.state === 'INFLIGHT') await rollbackInflightCompaction(t, c.instant, c.plan);
+        }).catch(() => undefined);
+        throw e;
+      }
+    }
+    if ('busy' in outcome) {
+      if (!opts.lock?.wait) {
+        throw new TblError('lock-held', `compaction ${outcome.busy} is being run by another process (heartbeat ${outcome.ageMs} ms ago)`, {
+          instant: outcome.busy,
+          hint: 'pass --wait to wait for it',
+        });
+      }
+      if (opts.lock.waitTimeoutMs !== undefined && Date.now() - started > opts.lock.waitTimeoutMs) {
+        throw new TblError('lock-held', `gave up waiting for compaction ${outcome.busy} run by another process`, { instant: outcome.busy });
+      }
+      await sleep(opts.pollMs ?? 1000);
+      continue;
+    }
+    return { status: outcome.status, instant: outcome.instant, fileGroups: 0, records: 0, bytes: 0, durationMs: Date.now() - started, metadataTableDisabled: outcome.metadataTableDisabled, writeStats: [] };
+  }
+}
+
+export { markerDir };

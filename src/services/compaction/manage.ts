@@ -1,0 +1,72 @@
+// `compaction unschedule` (deleteCompactionRequested for a plan that has not started) and
+// `compaction validate` (the plan's files still exist as listed).
+import { TblError } from '../../errors/index.ts';
+import { decodeCompactionPlan, type CompactionPlan } from '../../metadata/index.ts';
+import { requireMergeOnRead, type Table } from '../../table/index.ts';
+import { deleteInstantFile } from '../../timeline/writer.ts';
+import { joinPath } from '../../util/index.ts';
+import { lockOf, reopen, type ServiceOptions } from '../common.ts';
+
+export interface UnscheduleResult {
+  instant: string;
+  operations: number;
+}
+
+export async function unscheduleCompaction(table: Table, instant: string, opts: ServiceOptions = {}): Promise<UnscheduleResult> {
+  requireMergeOnRead(table);
+  return lockOf(table, opts)(async () => {
+    const t = await reopen(table);
+    const tl = await t.timeline();
+    const i = tl.find(instant).find((x) => x.stateActions.REQUESTED === 'compaction' || x.effectiveAction === 'compaction');
+    if (!i) throw new TblError('not-found', `Compaction instant ${instant} not found in ${t.uri}`, { instant, path: t.uri });
+    if (i.state !== 'REQUESTED') {
+      throw new TblError('conflict', `compaction ${instant} is ${i.state.toLowerCase()}; only a plan that has not started can be unscheduled`, {
+        instant,
+        hint: i.state === 'INFLIGHT' ? 'run `compaction run` to finish or roll it back first' : undefined,
+      });
+    }
+    const plan = decodeCompactionPlan(await tl.read(i, 'REQUESTED'), { path: t.storage.uri(i.files.REQUESTED!.path) });
+    await deleteInstantFile(t.timelineSource, instant, 'compaction', 'REQUESTED');
+    return { instant, operations: plan.operations?.length ?? 0 };
+  });
+}
+
+export interface ValidationRow {
+  fileId: string;
+  baseInstantTime: string;
+  baseDataFile: string;
+  numDeltaFiles: number;
+  valid: boolean;
+  error: string;
+}
+
+export interface ValidationResult {
+  instant: string;
+  valid: boolean;
+  rows: ValidationRow[];
+}
+
+/** CompactionAdminClient.validateCompactionPlan: base file and every log file of each operation exist. */
+export async function validateCompaction(table: Table, instant: string): Promise<ValidationResult> {
+  requireMergeOnRead(table);
+  const tl = await table.timeline();
+  const i = tl.find(instant).find((x) => x.stateActions.REQUESTED === 'compaction');
+  if (!i) throw new TblError('not-found', `Compaction instant ${instant} not found in ${table.uri}`, { instant, path: table.uri });
+  const plan: CompactionPlan = decodeCompactionPlan(await tl.read(i, 'REQUESTED'), { path: table.storage.uri(i.files.REQUESTED!.path) });
+  const rows: ValidationRow[] = [];
+  for (const op of plan.operations ?? []) {
+    const dir = joinPath(table.basePath, op.partitionPath ?? '');
+    const missing: string[] = [];
+    if (op.dataFilePath && !(await table.storage.exists(joinPath(dir, op.dataFilePath)))) missing.push(op.dataFilePath);
+    for (const l of op.deltaFilePaths ?? []) if (!(await table.storage.exists(joinPath(dir, l)))) missing.push(l);
+    rows.push({
+      fileId: op.fileId ?? '',
+      baseInstantTime: op.baseInstantTime ?? '',
+      baseDataFile: op.dataFilePath ?? '',
+      numDeltaFiles: op.deltaFilePaths?.length ?? 0,
+      valid: missing.length === 0,
+      error: missing.length === 0 ? '' : `missing: ${missing.join(', ')}`,
+    });
+  }
+  return { instant, valid: rows.every((r) => r.valid), rows };
+}

@@ -1,0 +1,132 @@
+// schedule + run on fresh copies of every MOR fixture table with log files: the snapshot is unchanged,
+// upstream assertions hold, the new base files hold the rows with correct meta columns, the instant
+// files decode with Hudi's schemas, and hudi-cli views show the compaction.
+import { readdirSync, readFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parquetReadObjects, parquetMetadata } from 'hyparquet';
+import { compressors } from 'hyparquet-compressors';
+import { openTable } from '../../src/table/index.ts';
+import { runCompaction, scheduleCompaction } from '../../src/services/index.ts';
+import { decodeCommitMetadata, decodeCompactionPlan, readAvroContainer } from '../../src/metadata/index.ts';
+import { HAVE_FIXTURES, allTableIds, catalogTable, table, tableFresh } from '../support/fixtures.ts';
+import { runCli } from '../support/run-cli.ts';
+import { comparable, snapshotRows } from './support/snapshot.ts';
+import { EXPECTED } from './support/expected.ts';
+
+const FAST = { clockSkewMs: 1 };
+
+function morWithLogs(): string[] {
+  if (!HAVE_FIXTURES) return [];
+  return allTableIds().filter((id) => {
+    const t = catalogTable(id);
+    return t.table_type === 'MERGE_ON_READ' && Number(t.num_log_files) > 0 && !String(t.base_file_format).startsWith('LANCE');
+  });
+}
+
+function timelineDir(base: string): string {
+  return existsSync(join(base, '.hoodie/timeline')) ? join(base, '.hoodie/timeline') : join(base, '.hoodie');
+}
+
+/** Field set of the write stats of real compaction commits (v8 trips, layout 2). */
+function realCompactionStatFields(): string[] {
+  const dir = timelineDir(table('quickstart_trips_table/mor/avro/v8_trips_8i3u1d'));
+  const f = readdirSync(dir).find((n) => /^20251220210129235_\d+\.commit$/.test(n))!;
+  const rec = readAvroContainer(readFileSync(join(dir, f)), { path: f }).records[0] as { partitionToWriteStats: Record<string, object[]> };
+  return Object.keys(Object.values(rec.partitionToWriteStats)[0]![0]!).sort();
+}
+
+describe.skipIf(!HAVE_FIXTURES)('compaction schedule + run on fixture tables', () => {
+  for (const id of morWithLogs()) {
+    it(`${id}`, async () => {
+      const base = tableFresh(id);
+      const before = await snapshotRows(base);
+      const mdt = (catalogTable(id).metadata_table_exists as boolean) === true;
+      const opts = { ...FAST, metadataTable: mdt ? ('disable' as const) : undefined };
+      if (mdt) {
+        await expect(scheduleCompaction(await openTable(base), { ...FAST, strategy: 'all' })).rejects.toThrow(/metadata table/);
+      }
+      const s = await scheduleCompaction(await openTable(base), { ...opts, strategy: 'all' });
+      expect(s.instant, s.reason).toBeDefined();
+      const t0 = await openTable(base);
+      expect(t0.config.metadataPartitions).toEqual([]);
+      expect(existsSync(join(base, '.hoodie/metadata'))).toBe(false);
+      const r = await runCompaction(await openTable(base), opts);
+      expect(r.status).toBe('completed');
+      expect(r.instant).toBe(s.instant);
+      const T = r.instant!;
+
+      // (a) snapshot unchanged and upstream assertions still hold
+      const after = await snapshotRows(base);
+      expect(comparable(after)).toEqual(comparable(before));
+      await EXPECTED[id]?.(after);
+      // after compaction the read-optimized view (base files only) is the snapshot
+      expect(comparable(await snapshotRows(base, { readOptimized: true }))).toEqual(comparable(before));
+
+      // (b) new base files read by hyparquet directly: rows + meta columns
+      let total = 0;
+      for (const st of r.writeStats) {
+        const path = join(base, st.path!);
+        const buf = readFileSync(path);
+        const ab = buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength);
+        const md = parquetMetadata(ab);
+        const kv = Object.fromEntries((md.key_value_metadata ?? []).map((k) => [k.key, k.value]));
+        for (const k of ['parquet.avro.schema', 'org.apache.hudi.bloomfilter', 'hoodie_min_record_key', 'hoodie_max_record_key']) expect(kv).toHaveProperty(k);
+        const rows = (await parquetReadObjects({ file: ab, compressors })) as Record<string, unknown>[];
+        expect(rows.length).toBe(st.numWrites);
+        total += rows.length;
+        const name = st.path!.split('/').pop()!;
+        expect(name).toMatch(new RegExp(`^${st.fileId}_\\d+-\\d+-\\d+_${T}\\.parquet$`));
+        for (const row of rows) {
+          expect(row._hoodie_file_name).toBe(name);
+          expect(row._hoodie_partition_path).toBe(st.partitionPath);
+          expect(String(row._hoodie_commit_time) <= T).toBe(true);
+          expect(String(row._hoodie_commit_seqno).startsWith(String(row._hoodie_commit_time))).toBe(true);
+        }
+        expect(md.row_groups[0]!.columns.every((c) => c.meta_data?.codec === 'GZIP')).toBe(true);
+      }
+      expect(total).toBe(after.filter((row) => r.writeStats.some((s) => s.fileId === String(row._hoodie_file_name).split('_')[0])).length);
+
+      // (e) written plan and commit decode with Hudi's schemas
+      const dir = timelineDir(base);
+      const names = readdirSync(dir);
+      const plan = decodeCompactionPlan(readFileSync(join(dir, `${T}.compaction.requested`)), { path: 'plan' });
+      expect(plan.operations!.length).toBe(r.fileGroups);
+      const layout2 = catalogTable(id).timeline_layout_version === 2;
+      const commitName = names.find((n) => n.startsWith(`${T}`) && n.endsWith('.commit'))!;
+      expect(commitName).toMatch(layout2 ? new RegExp(`^${T}_\\d{17}\\.commit$`) : new RegExp(`^${T}\\.commit$`));
+      const bytes = readFileSync(join(dir, commitName));
+      if (layout2) expect(Buffer.from(bytes.subarray(0, 4)).toString('latin1')).toBe('Obj\x01');
+      else expect(bytes[0]).toBe(0x7b);
+      const cm = decodeCommitMetadata(bytes, { path: commitName });
+      expect(cm.operationType).toBe('COMPACT');
+      expect(cm.compacted).toBe(true);
+      // (d) same write-stat field set as a real compaction commit
+      if (layout2) {
+        const rec = readAvroContainer(bytes, { path: commitName }).records[0] as { partitionToWriteStats: Record<string, object[]> };
+        expect(Object.keys(Object.values(rec.partitionToWriteStats)[0]![0]!).sort()).toEqual(realCompactionStatFields());
+      }
+      expect(names.filter((n) => n.startsWith(T)).sort()).toEqual(
+        [`${T}.compaction.inflight`, `${T}.compaction.requested`, commitName].sort(),
+      );
+      // markers and heartbeat gone
+      expect(existsSync(join(base, '.hoodie/.temp', T))).toBe(false);
+      expect(existsSync(join(base, '.hoodie/.heartbeat', T))).toBe(false);
+      expect(existsSync(join(base, '.hoodie/.aux/lock'))).toBe(false);
+
+      // (c) hudi-cli views
+      const commits = await runCli(['commits', 'show', '--path', base, '--json']);
+      expect(commits.exitCode, commits.stderr).toBe(0);
+      expect(JSON.stringify(JSON.parse(commits.stdout))).toContain(T);
+      const comps = await runCli(['compactions', 'show', 'all', '--path', base, '--json']);
+      expect(comps.exitCode, comps.stderr).toBe(0);
+      const row = (JSON.parse(comps.stdout) as Record<string, unknown>[]).find((x) => Object.values(x).includes(T));
+      expect(row).toBeDefined();
+      expect(Object.values(row!)).toContain('COMPLETED');
+
+      // a second run has nothing to do; the completed instant is never redone
+      expect((await runCompaction(await openTable(base), opts)).status).toBe('nothing-to-do');
+      expect((await runCompaction(await openTable(base), { ...opts, instant: T })).status).toBe('already-completed');
+    });
+  }
+});
