@@ -1,0 +1,128 @@
+// Incident triage: collisions, orphans, doctor, metrics (issue 5). Actions load library code lazily.
+import { TblError } from '../src/errors/index.ts';
+import type { Ctx } from './context.ts';
+import type { CommandSpec, Opts } from './spec.ts';
+import { parseBool, parseIntOpt } from './spec.ts';
+import { openFromOpts, outputOptions, wantsJson } from './shared.ts';
+
+/** Exit code for `--exit-code` when anything is at warning or above. */
+export const EXIT_FINDINGS = 3;
+
+function parseDurationOpt(v: string): string {
+  if (!/^\d+(?:\.\d+)?\s*(ms|s|m|min|h|d)?$/.test(v.trim())) throw new Error(`expected a duration such as 30m, 1h, 2d, got '${v}'`);
+  return v;
+}
+
+const OLDER_THAN = { flags: '--older-than <duration>', description: 'only files/instants older than this are abandoned (30m, 1h, 2d)', default: '1h', parse: parseDurationOpt };
+const BUCKET_INDEX = { flags: '--bucket-index <n>', description: 'the table uses the bucket index with n buckets (default: table config, else inferred from fileIds)', parse: parseIntOpt };
+const EXIT_CODE = { flags: '--exit-code [bool]', description: `exit ${EXIT_FINDINGS} when a finding is at warning or above`, default: false, parse: parseBool };
+
+async function scan(ctx: Ctx, o: Opts) {
+  const table = await openFromOpts(ctx, o);
+  const t = await import('../src/triage/index.ts');
+  const s = await t.scanTable(table, { now: ctx.now(), concurrency: o.concurrency as number | undefined });
+  for (const w of s.warnings) ctx.out.warn(w);
+  return { t, s };
+}
+
+function olderThanMs(t: typeof import('../src/triage/index.ts'), o: Opts): number {
+  return t.parseDuration(String(o.olderThan ?? '1h'));
+}
+
+function exitFor(o: Opts, severities: string[]): number {
+  if (o.exitCode !== true) return 0;
+  return severities.some((s) => s === 'warning' || s === 'error') ? EXIT_FINDINGS : 0;
+}
+
+export const triageSpecs: CommandSpec[] = [
+  {
+    name: 'collisions',
+    aliases: ['show collisions'],
+    summary: 'Finds fileId collisions: file groups claimed by two writers or by a writer and a table service',
+    table: { limit: -1 },
+    options: [BUCKET_INDEX, { flags: '--keys [bool]', description: 'read data: record keys in more than one file group of a partition', default: false, parse: parseBool }, EXIT_CODE],
+    jsonFields: async () => (await import('../src/views/triage.ts')).collisionColumns.map((c) => c.key),
+    async action(ctx, o) {
+      const { t, s } = await scan(ctx, o);
+      const findings = await t.findCollisions(s, { bucketIndex: o.bucketIndex as number | undefined, keys: o.keys === true });
+      const v = await import('../src/views/triage.ts');
+      ctx.out.table(v.collisionColumns, findings, outputOptions(o));
+      if (findings.length === 0) ctx.out.info('no fileId collisions found');
+      return exitFor(o, findings.map((f) => f.severity));
+    },
+  },
+  {
+    name: 'orphans',
+    aliases: ['show orphans'],
+    summary: 'Lists orphan files (Flink leftovers, uncommitted data files, marker dirs, stuck instants); --delete --yes quarantines them',
+    table: { limit: -1 },
+    options: [
+      OLDER_THAN,
+      { flags: '--dir <dir>', description: 'only this table-relative directory' },
+      { flags: '--delete [bool]', description: 'move the deletable orphans to .hoodie/.tblcli-trash/<run>/ (needs --yes)', default: false, parse: parseBool },
+      { flags: '--purge [bool]', description: 'with --delete: remove instead of moving to the trash', default: false, parse: parseBool },
+      { flags: '--yes [bool]', description: 'confirm --delete', default: false, parse: parseBool },
+      EXIT_CODE,
+    ],
+    jsonFields: async () => (await import('../src/views/triage.ts')).orphanColumns.map((c) => c.key),
+    async action(ctx, o) {
+      if ((o.delete === true || o.purge === true) && o.yes !== true) {
+        throw new TblError('usage', `orphans --${o.purge === true ? 'purge' : 'delete'} needs --yes; nothing was touched`, {
+          hint: 'review the list with `tblcli orphans` first, then add --delete --yes',
+        });
+      }
+      if (o.purge === true && o.delete !== true) throw new TblError('usage', '--purge only works together with --delete --yes');
+      const { t, s } = await scan(ctx, o);
+      const ms = olderThanMs(t, o);
+      const orphans = t.findOrphans(s, { olderThanMs: ms, dir: o.dir as string | undefined });
+      const v = await import('../src/views/triage.ts');
+      if (o.delete === true) {
+        const r = await t.deleteOrphans(s, orphans, { purge: o.purge === true, olderThanMs: ms });
+        ctx.out.table(v.deleteColumns, r.results, outputOptions(o));
+        const moved = r.results.filter((x) => x.action !== 'kept').length;
+        ctx.out.info(o.purge === true ? `purged ${moved} orphan(s)` : `moved ${moved} orphan(s) to ${s.table.storage.uri(r.trash)}`);
+        return 0;
+      }
+      ctx.out.table(v.orphanColumns, orphans, outputOptions(o));
+      return exitFor(o, orphans.map((x) => x.severity));
+    },
+  },
+  {
+    name: 'doctor',
+    summary: 'First-minute incident check: pending/failed instants, compaction backlog, file sizes, collisions, orphans, metadata table',
+    options: [OLDER_THAN, BUCKET_INDEX, EXIT_CODE],
+    jsonFields: async () => ['table', 'severity', 'checks', 'pending', 'rolledBack', 'backlog', 'collisions', 'orphans'],
+    async action(ctx, o) {
+      const { t, s } = await scan(ctx, o);
+      const report = await t.doctor(s, { olderThanMs: olderThanMs(t, o), bucketIndex: o.bucketIndex as number | undefined });
+      if (wantsJson(o)) ctx.out.json(report);
+      else {
+        const tb = report.table;
+        ctx.out.text(
+          `Table ${tb.name} (${tb.type}, version ${tb.version}, timeline layout ${tb.layout}) at ${tb.basePath}\n` +
+            `${tb.instants} instants (${tb.completed} completed, ${tb.pending} pending), ${tb.partitions} partitions, ${tb.fileGroups} file groups, ${tb.files} files, ${tb.bytes} bytes\n` +
+            `Overall: ${report.severity}`,
+        );
+        const v = await import('../src/views/triage.ts');
+        ctx.out.table(v.doctorColumns, report.checks, outputOptions(o));
+        const lines = report.checks.flatMap((c) => c.details.map((d) => `  [${c.check}] ${d}`));
+        if (lines.length > 0) ctx.out.text(`Details:\n${lines.join('\n')}`);
+      }
+      return exitFor(o, [report.severity]);
+    },
+  },
+  {
+    name: 'metrics',
+    summary: 'Table health metrics in Prometheus text format (for node_exporter textfile collector)',
+    options: [{ flags: '--format <format>', description: 'prometheus (default) or json', default: 'prometheus' }, OLDER_THAN, BUCKET_INDEX],
+    async action(ctx, o) {
+      const format = String(o.format ?? 'prometheus');
+      if (format !== 'prometheus' && format !== 'json') throw new TblError('usage', `metrics --format must be prometheus or json, got '${format}'`);
+      const { t, s } = await scan(ctx, o);
+      const report = await t.doctor(s, { olderThanMs: olderThanMs(t, o), bucketIndex: o.bucketIndex as number | undefined });
+      const m = t.tableMetrics(s, report);
+      if (format === 'json' || (o.json !== undefined && o.json !== false)) ctx.out.json(m);
+      else ctx.out.text(t.renderPrometheus(m));
+    },
+  },
+];

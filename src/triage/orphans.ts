@@ -1,0 +1,192 @@
+// Orphans (incidents.md §2, §4): Flink sink leftovers, data files of no completed instant, marker
+// dirs, stuck instants, unparseable names; and their quarantine under .hoodie/.tblcli-trash/<run>.
+import { StorageError, TblError } from '../errors/index.ts';
+import { parseBaseFileName, parseLogFileName, partitionMetafileFormat } from '../fs-view/index.ts';
+import { formatInstantTime, joinPath, parentPath, relativeTo } from '../util/index.ts';
+import { ORPHAN_TEXT } from './runbook.ts';
+import { HEARTBEAT_EXPIRY_MS, heartbeatOf, instantMs, instantStateOf, type TableScan } from './scan.ts';
+import type { Orphan, OrphanKind, Severity } from './types.ts';
+
+export const DEFAULT_OLDER_THAN_MS = 60 * 60 * 1000;
+
+export interface OrphanOptions {
+  /** only files (and instants) older than this count as abandoned; default 1 h */
+  olderThanMs?: number;
+  /** restrict file orphans to this table-relative directory (default: the whole table) */
+  dir?: string;
+}
+
+// `.part-<uuid>-<n>.inprogress.<uuid>`, `part-<uuid>-<n>.pending.<uuid>` (hidden or not)
+const FLINK_PART = /^\.?part-.+\.(inprogress|pending)\.[^/]+$/;
+const TABLE_SERVICE_PLANS = new Set(['compaction', 'logcompaction', 'clustering']);
+// names Hudi itself keeps beside data files
+const KNOWN_FILES = new Set(['_SUCCESS']);
+
+export function isFlinkLeftover(name: string): 'inprogress' | 'pending' | undefined {
+  const m = FLINK_PART.exec(name);
+  return m ? (m[1] as 'inprogress' | 'pending') : undefined;
+}
+
+export function findOrphans(scan: TableScan, opts: OrphanOptions = {}): Orphan[] {
+  const olderThan = opts.olderThanMs ?? DEFAULT_OLDER_THAN_MS;
+  const now = scan.now.getTime();
+  const out: Orphan[] = [];
+  const within = (rel: string) => opts.dir === undefined || opts.dir === '' || rel === opts.dir || rel.startsWith(`${opts.dir.replace(/\/$/, '')}/`);
+
+  const push = (o: Omit<Orphan, 'ageSeconds' | 'deletable' | 'severity'> & { severity?: Severity; reportOnly?: string }) => {
+    const ageMs = now - o.mtimeMs;
+    let keepReason = o.reportOnly;
+    if (!keepReason && o.heartbeat === 'alive') keepReason = `instant ${o.instant} has a live heartbeat`;
+    if (!keepReason && ageMs < olderThan) keepReason = `younger than --older-than (${Math.round(ageMs / 1000)} s old)`;
+    const { reportOnly: _r, ...rest } = o;
+    out.push({ ...rest, ageSeconds: Math.max(0, Math.round(ageMs / 1000)), deletable: keepReason === undefined, ...(keepReason ? { keepReason } : {}), severity: o.severity ?? (keepReason ? 'info' : 'warning') });
+  };
+
+  const instantFacts = (instant: string) => {
+    const instantState = instantStateOf(scan, instant);
+    return { instant, instantState, ...(instantState === 'completed' ? {} : { heartbeat: heartbeatOf(scan, instant) }) };
+  };
+
+  // files under the table
+  const uncommitted = new Map<string, string>();
+  for (const e of scan.view.excludedFiles()) {
+    if (e.reason === 'uncommitted' || e.reason === 'pending-compaction-output') uncommitted.set(`${e.partition}\u0000${e.name}`, e.instant);
+  }
+  for (const f of scan.files) {
+    if (!within(f.rel)) continue;
+    const base = { path: f.rel, size: f.size, mtimeMs: f.mtimeMs };
+    const flink = isFlinkLeftover(f.name);
+    if (flink) {
+      push({ ...base, kind: 'flink-leftover', reason: `${ORPHAN_TEXT['flink-leftover']} (${flink})` });
+      continue;
+    }
+    const b = parseBaseFileName(f.name);
+    const l = b ? undefined : parseLogFileName(f.name);
+    if (b || (l && l.ext === 'log')) {
+      if (!scan.partitionSet.has(f.dir)) {
+        push({ ...base, kind: 'outside-partition', reason: ORPHAN_TEXT['outside-partition'], reportOnly: 'outside any partition: report only' });
+        continue;
+      }
+      const instant = uncommitted.get(`${f.dir}\u0000${f.name}`);
+      if (instant === undefined) continue;
+      const facts = instantFacts(instant);
+      const who = facts.instantState === 'absent' ? 'failed or rolled back, no longer on the timeline' : `still ${facts.instantState}, heartbeat ${facts.heartbeat}`;
+      push({ ...base, kind: 'uncommitted-file', ...facts, reason: `${ORPHAN_TEXT['uncommitted-file']}: written by ${instant} (${who})` });
+      continue;
+    }
+    if (partitionMetafileFormat(f.name) !== undefined || KNOWN_FILES.has(f.name)) continue;
+    push({ ...base, kind: 'unparseable', reason: ORPHAN_TEXT.unparseable });
+  }
+
+  // marker dirs: completed instants should have none; abandoned ones keep theirs forever
+  if (opts.dir === undefined || opts.dir === '' || within('.hoodie/.temp')) {
+    for (const m of scan.markerDirs) {
+      const facts = instantFacts(m.instant);
+      const st = facts.instantState;
+      if (st !== 'completed' && st !== 'absent' && facts.heartbeat === 'alive') continue; // a running writer's markers
+      const age = instantMs(m.instant, scan.table);
+      if (st !== 'completed' && st !== 'absent' && age !== undefined && now - age < olderThan) continue;
+      const what = st === 'completed' ? 'of a completed instant' : st === 'absent' ? 'of an instant no longer on the timeline (rolled back or abandoned)' : `of the abandoned ${st} instant (heartbeat ${facts.heartbeat})`;
+      push({ path: m.rel, size: m.size, mtimeMs: m.mtimeMs, kind: 'marker-dir', ...facts, reason: `${ORPHAN_TEXT['marker-dir']} ${what}, ${m.files} marker file(s)` });
+    }
+  }
+
+  // stuck requested/inflight instants (report only: the timeline is never edited here)
+  for (const i of scan.tl.pending()) {
+    if (TABLE_SERVICE_PLANS.has(i.effectiveAction) && i.state === 'REQUESTED') continue; // a plan waiting for its executor, see doctor
+    const start = instantMs(i.requestedTime, scan.table);
+    if (start === undefined || now - start < olderThan) continue;
+    const hb = heartbeatOf(scan, i.requestedTime);
+    if (hb === 'alive') continue;
+    const file = i.files[i.state]!;
+    push({
+      path: relativeTo(scan.table.basePath, file.path) ?? file.name,
+      size: file.size,
+      mtimeMs: start,
+      kind: 'stuck-instant',
+      instant: i.requestedTime,
+      instantState: i.state === 'INFLIGHT' ? 'inflight' : 'requested',
+      heartbeat: hb,
+      reason: `${i.effectiveAction} ${i.requestedTime} ${i.state.toLowerCase()} since ${new Date(start).toISOString()}, heartbeat ${hb}: ${ORPHAN_TEXT['stuck-instant']}`,
+      severity: 'warning',
+      reportOnly: 'timeline file: report only (roll the instant back instead)',
+    });
+  }
+  return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+export interface DeleteResult {
+  path: string;
+  kind: OrphanKind;
+  action: 'moved' | 'purged' | 'kept';
+  /** table-relative quarantine path for moved entries */
+  to?: string;
+  size: number;
+  reason?: string;
+}
+
+export interface DeleteOptions {
+  purge?: boolean;
+  /** run id: the quarantine dir name (default: now as an instant time) */
+  run?: string;
+  olderThanMs?: number;
+}
+
+export function trashDir(scan: TableScan, run: string): string {
+  return joinPath(scan.table.metaPath, '.tblcli-trash', run);
+}
+
+/**
+ * Moves (or purges) the deletable orphans. Each one is re-checked against storage first: a file that
+ * changed since the scan, or a heartbeat that came back, is kept.
+ */
+export async function deleteOrphans(scan: TableScan, orphans: Orphan[], opts: DeleteOptions = {}): Promise<{ run: string; trash: string; results: DeleteResult[] }> {
+  const storage = scan.table.storage;
+  const run = opts.run ?? formatInstantTime(scan.now, 'UTC');
+  const trash = trashDir(scan, run);
+  const olderThan = opts.olderThanMs ?? DEFAULT_OLDER_THAN_MS;
+  const results: DeleteResult[] = [];
+  for (const o of orphans) {
+    const keep = (reason: string) => results.push({ path: o.path, kind: o.kind, action: 'kept', size: o.size, reason });
+    if (!o.deletable) {
+      keep(o.keepReason ?? 'not deletable');
+      continue;
+    }
+    const abs = joinPath(scan.table.basePath, o.path);
+    let st;
+    try {
+      st = await storage.stat(abs);
+    } catch (e) {
+      if (e instanceof StorageError && e.code === 'not-found') {
+        keep('gone since the scan');
+        continue;
+      }
+      throw e;
+    }
+    if (!st.isDirectory && (st.mtimeMs !== o.mtimeMs || scan.now.getTime() - st.mtimeMs < olderThan)) {
+      keep('modified since the scan');
+      continue;
+    }
+    if (o.instant && o.instantState !== 'completed') {
+      const hb = await storage.stat(joinPath(scan.table.metaPath, '.heartbeat', o.instant)).catch(() => undefined);
+      if (hb && scan.now.getTime() - hb.mtimeMs <= HEARTBEAT_EXPIRY_MS) {
+        keep(`instant ${o.instant} has a live heartbeat now`);
+        continue;
+      }
+    }
+    if (opts.purge) {
+      await storage.delete(abs, { recursive: true });
+      results.push({ path: o.path, kind: o.kind, action: 'purged', size: o.size });
+      continue;
+    }
+    const dest = joinPath(trash, o.path);
+    await storage.mkdirs(parentPath(dest));
+    try {
+      await storage.rename(abs, dest);
+    } catch (e) {
+      throw new TblError('storage', `could not move ${storage.uri(abs)} to ${storage.uri(dest)}: ${(e as Error).message}`, { path: storage.uri(abs), cause: e });
+    }
+    results.push({ path: o.path, kind: o.kind, action: 'moved', to: relativeTo(scan.table.basePath, dest) ?? dest, size: o.size });
+  }
+  return { run, trash, results };
+}

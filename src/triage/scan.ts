@@ -1,0 +1,202 @@
+// One pass over a table for triage: the listing of every file outside .hoodie, the timeline with the
+// write stats of every write instant (completed metadata; inflight workload for pending ones), pending
+// plans, marker dirs and heartbeats, and the file-system view assembled from the same listing.
+import { StorageError } from '../errors/index.ts';
+import { decodeCommitMetadata, type WriteStat } from '../metadata/index.ts';
+import { mapLimit, type FileStatus, type Storage } from '../storage/index.ts';
+import { viewTimelineOf, type Table } from '../table/index.ts';
+import { WRITE_ACTIONS, type Instant, type Timeline } from '../timeline/index.ts';
+import {
+  assembleView,
+  parseBaseFileName,
+  parseLogFileName,
+  partitionMetafileFormat,
+  type FileSystemView,
+  type ListedPartition,
+  type ViewTimeline,
+} from '../fs-view/index.ts';
+import { joinPath, parseInstantTime, relativeTo } from '../util/index.ts';
+
+/** HoodieWriteConfig defaults: heartbeat interval 60 s × 2 tolerable misses. */
+export const HEARTBEAT_EXPIRY_MS = 120_000;
+
+export interface ListedFile extends FileStatus {
+  /** table-relative path */
+  rel: string;
+  /** table-relative directory ('' for the base path) */
+  dir: string;
+}
+
+export interface InstantWrites {
+  instant: Instant;
+  /** stats of the completed file, or of the inflight workload profile of a pending instant */
+  stats: WriteStat[];
+  /** partitionToReplaceFileIds of a completed replacecommit */
+  replaced: { partition: string; fileId: string }[];
+  /** epoch ms of the requested time */
+  startMs?: number;
+  /** epoch ms of the completion time (layout 2 names, layout 1 file mtime); undefined while pending */
+  endMs?: number;
+}
+
+export interface MarkerDir {
+  instant: string;
+  rel: string;
+  path: string;
+  size: number;
+  mtimeMs: number;
+  files: number;
+}
+
+export interface TableScan {
+  table: Table;
+  tl: Timeline;
+  now: Date;
+  layout: 1 | 2;
+  /** every file under the base path outside .hoodie */
+  files: ListedFile[];
+  partitions: ListedPartition[];
+  /** relative dirs that are partitions */
+  partitionSet: Set<string>;
+  view: FileSystemView;
+  viewTimeline: ViewTimeline;
+  writes: InstantWrites[];
+  markerDirs: MarkerDir[];
+  /** heartbeat file mtime by instant */
+  heartbeats: Map<string, number>;
+  warnings: string[];
+}
+
+export interface ScanOptions {
+  now?: Date;
+  concurrency?: number;
+}
+
+async function listOrEmpty(storage: Storage, dir: string): Promise<FileStatus[]> {
+  try {
+    return await storage.list(dir);
+  } catch (e) {
+    if (e instanceof StorageError && e.code === 'not-found') return [];
+    throw e;
+  }
+}
+
+/** Lists every file under `root`, level by level, skipping `skip` dirs (absolute paths). */
+export async function walk(storage: Storage, root: string, skip: ReadonlySet<string>, concurrency = 16): Promise<{ files: FileStatus[]; dirs: Map<string, FileStatus[]> }> {
+  const files: FileStatus[] = [];
+  const dirs = new Map<string, FileStatus[]>();
+  let level = [root];
+  while (level.length > 0) {
+    const listed = await mapLimit(level, concurrency, (d) => listOrEmpty(storage, d));
+    const next: string[] = [];
+    listed.forEach((entries, i) => {
+      dirs.set(level[i]!, entries);
+      for (const e of entries) {
+        if (e.isDirectory) {
+          if (!skip.has(e.path)) next.push(e.path);
+        } else files.push(e);
+      }
+    });
+    level = next;
+  }
+  return { files, dirs };
+}
+
+export function instantMs(t: string, table: Table): number | undefined {
+  return parseInstantTime(t, table.config.timezone)?.getTime();
+}
+
+export async function scanTable(table: Table, opts: ScanOptions = {}): Promise<TableScan> {
+  const now = opts.now ?? new Date();
+  const concurrency = opts.concurrency ?? 16;
+  const { storage, basePath, metaPath } = table;
+  const warnings: string[] = [];
+  const [tl, viewTimeline, walked, heartbeatFiles, tempEntries] = await Promise.all([
+    table.timeline(),
+    viewTimelineOf(table),
+    walk(storage, basePath, new Set([metaPath]), concurrency),
+    listOrEmpty(storage, joinPath(metaPath, '.heartbeat')),
+    listOrEmpty(storage, joinPath(metaPath, '.temp')),
+  ]);
+
+  const files: ListedFile[] = walked.files.map((f) => {
+    const rel = relativeTo(basePath, f.path) ?? f.name;
+    const slash = rel.lastIndexOf('/');
+    return { ...f, rel, dir: slash < 0 ? '' : rel.slice(0, slash) };
+  });
+
+  // partitions as the fs-view defines them: dirs holding partition metadata, or the root holding data files
+  const byDir = new Map<string, ListedFile[]>();
+  for (const f of files) {
+    const list = byDir.get(f.dir);
+    if (list) list.push(f);
+    else byDir.set(f.dir, [f]);
+  }
+  const partitions: ListedPartition[] = [];
+  for (const [dir, list] of byDir) {
+    const hasMeta = list.some((f) => partitionMetafileFormat(f.name) !== undefined);
+    const hasData = dir === '' && list.some((f) => parseBaseFileName(f.name) || parseLogFileName(f.name));
+    if (hasMeta || hasData) partitions.push({ partition: dir, files: list });
+  }
+  partitions.sort((a, b) => (a.partition < b.partition ? -1 : a.partition > b.partition ? 1 : 0));
+  const view = assembleView(partitions, viewTimeline);
+
+  const writeInstants = tl.instants.filter((i) => WRITE_ACTIONS.has(i.action) || WRITE_ACTIONS.has(i.effectiveAction));
+  const writes = await mapLimit(writeInstants, concurrency, async (i): Promise<InstantWrites> => {
+    const out: InstantWrites = { instant: i, stats: [], replaced: [], startMs: instantMs(i.requestedTime, table) };
+    if (i.state === 'COMPLETED') {
+      out.endMs = i.completionTime ? instantMs(i.completionTime, table) : i.files.COMPLETED?.mtimeMs;
+    }
+    const state = i.state === 'COMPLETED' ? 'COMPLETED' : i.files.INFLIGHT ? 'INFLIGHT' : undefined;
+    const file = state ? i.files[state] : undefined;
+    // compaction/clustering pending files hold plans, not write stats
+    const planOnly = i.state !== 'COMPLETED' && ['compaction', 'logcompaction', 'clustering'].includes(i.effectiveAction);
+    if (!state || !file || file.size === 0 || planOnly) return out;
+    try {
+      const m = decodeCommitMetadata(await tl.read(i, state), { path: storage.uri(file.path) });
+      for (const stats of Object.values(m.partitionToWriteStats)) out.stats.push(...stats);
+      if (state === 'COMPLETED') {
+        for (const [partition, ids] of Object.entries(m.partitionToReplaceFileIds ?? {})) {
+          for (const fileId of ids) out.replaced.push({ partition, fileId });
+        }
+      }
+    } catch (e) {
+      warnings.push(`${storage.uri(file.path)}: could not read write stats (${(e as Error).message})`);
+    }
+    return out;
+  });
+
+  const heartbeats = new Map<string, number>();
+  for (const h of heartbeatFiles) if (!h.isDirectory) heartbeats.set(h.name, h.mtimeMs);
+
+  const markerDirs = await mapLimit(
+    tempEntries.filter((e) => e.isDirectory && /^\d+$/.test(e.name)),
+    concurrency,
+    async (d): Promise<MarkerDir> => {
+      const inner = await walk(storage, d.path, new Set(), concurrency);
+      let size = 0;
+      let mtimeMs = d.mtimeMs;
+      for (const f of inner.files) {
+        size += f.size;
+        mtimeMs = Math.max(mtimeMs, f.mtimeMs);
+      }
+      return { instant: d.name, rel: relativeTo(basePath, d.path) ?? d.name, path: d.path, size, mtimeMs, files: inner.files.length };
+    },
+  );
+
+  return { table, tl, now, layout: table.config.layoutVersion, files, partitions, partitionSet: new Set(partitions.map((p) => p.partition)), view, viewTimeline, writes, markerDirs, heartbeats, warnings };
+}
+
+/** Heartbeat state of an instant (HoodieHeartbeatUtils: missing file ⇒ expired). */
+export function heartbeatOf(scan: TableScan, instant: string): 'alive' | 'expired' | 'missing' {
+  const m = scan.heartbeats.get(instant);
+  if (m === undefined) return 'missing';
+  return scan.now.getTime() - m > HEARTBEAT_EXPIRY_MS ? 'expired' : 'alive';
+}
+
+export function instantStateOf(scan: TableScan, instant: string): 'requested' | 'inflight' | 'completed' | 'absent' {
+  const list = scan.tl.find(instant);
+  if (list.length === 0) return 'absent';
+  if (list.some((i) => i.state === 'COMPLETED')) return 'completed';
+  return list.some((i) => i.state === 'INFLIGHT') ? 'inflight' : 'requested';
+}

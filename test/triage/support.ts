@@ -1,0 +1,24 @@
+// Test helpers: the triage commands wired into the CLI (until the registry lists them), demo tables in temp dirs.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { COMMANDS } from '../../commands/registry.ts';
+import { triageSpecs } from '../../commands/triage.ts';
+import { generateDemoTable, type DemoSummary } from '../../src/demo/index.ts';
+import { LocalStorage } from '../../src/storage/index.ts';
+import { openTable } from '../../src/table/index.ts';
+import { scanTable, type TableScan } from '../../src/triage/index.ts';
+
+for (const s of triageSpecs) if (!COMMANDS.some((c) => c.name === s.name)) COMMANDS.push(s);
+
+export const storage = new LocalStorage();
+
+export async function demoTable(version: 6 | 8, now = new Date()): Promise<{ dir: string; demo: DemoSummary }> {
+  const dir = join(mkdtempSync(join(tmpdir(), 'tblcli-triage-')), 'demo_orders');
+  const demo = await generateDemoTable(storage, dir, { tableVersion: version, now });
+  return { dir, demo };
+}
+
+export async function scanOf(dir: string, now = new Date()): Promise<TableScan> {
+  return scanTable(await openTable(dir), { now });
+}
