@@ -130,6 +130,17 @@ async function claim(table: Table, opts: RunOptions): Promise<ClaimOutcome> {
   });
 }
 
+/** Top-level fields holding microsecond timestamps (hyparquet reads them as Date). */
+function microsFields(schema: AvroRecordSchema): string[] {
+  return schema.fields
+    .filter((f) => {
+      const t = Array.isArray(f.type) ? f.type.find((x) => x !== 'null') : f.type;
+      const lt = t && typeof t === 'object' ? (t as { logicalType?: string }).logicalType : undefined;
+      return lt === 'timestamp-micros' || lt === 'local-timestamp-micros';
+    })
+    .map((f) => f.name);
+}
+
 function stripMeta(schema: AvroRecordSchema): AvroRecordSchema {
   return { ...schema, fields: schema.fields.filter((f) => !(HOODIE_META_FIELDS as readonly string[]).includes(f.name)) };
 }
@@ -138,6 +149,7 @@ interface OpContext {
   table: Table;
   instant: string;
   writerSchema: AvroRecordSchema;
+  microsFields: string[];
   config: MergeConfig;
   isValidInstant: (t: string) => boolean;
   opts: RunOptions;
@@ -166,6 +178,11 @@ async function compactOperation(ctx: OpContext, op: CompactionOperation, index: 
     out._hoodie_record_key ??= merged.keys[n];
     out._hoodie_partition_path ??= partition;
     out._hoodie_file_name = fileName;
+    for (const f of ctx.microsFields) {
+      const v = out[f];
+      // base-file rows come back from hyparquet as Date (ms); the column holds micros
+      if (v instanceof Date) out[f] = BigInt(v.getTime()) * 1000n;
+    }
     return out;
   });
   const writeStart = Date.now();
@@ -247,6 +264,7 @@ async function execute(c: Claim, opts: RunOptions, started: number): Promise<Run
     table,
     instant,
     writerSchema: withHoodieMetaFields(tableSchema),
+    microsFields: microsFields(tableSchema),
     config: mergeConfigFromProperties(Object.fromEntries(table.config.props)),
     isValidInstant: view.isCommitted,
     opts,
