@@ -152,13 +152,20 @@ function readHeader(buf: Uint8Array, path: string): Header {
   return { meta, sync: buf.subarray(pos, pos + 16), end: pos + 16 };
 }
 
+// Every instant file of a timeline embeds the same few schema texts: parse each once.
+const parsedSchemas = new Map<string, object>();
+
 function parseSchema(meta: Map<string, Uint8Array>, path: string): { text: string; schema: object } {
   const raw = meta.get('avro.schema');
   if (!raw) throw corrupt(path, 'no avro.schema in header');
   const text = Buffer.from(raw).toString('utf8');
+  const cached = parsedSchemas.get(text);
+  if (cached) return { text, schema: cached };
   try {
     const schema = JSON.parse(text) as unknown;
     if (schema === null || typeof schema !== 'object') throw new Error('schema is not an object');
+    if (parsedSchemas.size > 256) parsedSchemas.clear();
+    parsedSchemas.set(text, schema);
     return { text, schema: schema as object };
   } catch (e) {
     throw corrupt(path, 'unparseable avro.schema header', e);

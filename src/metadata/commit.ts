@@ -192,14 +192,28 @@ function normalise(r: Rec, fromJson: boolean, replace: boolean): CommitMetadata 
   return m;
 }
 
+export interface DecodeCommitOptions {
+  /**
+   * Keep each JSON object's key order (a slower parser) so the metadata re-encodes byte for byte.
+   * Reading commands do not need it: JSON.parse is several times faster on 20k-instant timelines.
+   */
+  preserveKeyOrder?: boolean;
+}
+
+/** Normalises an already-decoded Avro HoodieCommitMetadata record (e.g. from an archived timeline entry). */
+export function commitMetadataFromRecord(r: Record<string, unknown>): CommitMetadata {
+  return normalise(r as Rec, false, 'partitionToReplaceFileIds' in r);
+}
+
 /** Decodes a commit / deltacommit / replacecommit (or their inflight) file; empty content → empty metadata. */
-export function decodeCommitMetadata(bytes: Uint8Array, ctx: { path: string }): CommitMetadata {
+export function decodeCommitMetadata(bytes: Uint8Array, ctx: { path: string }, opts: DecodeCommitOptions = {}): CommitMetadata {
   const kind = sniffContent(bytes, ctx);
   if (kind === 'empty') return emptyCommitMetadata();
   if (kind === 'json') {
     let parsed: unknown;
     try {
-      parsed = parseOrderedJson(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
+      const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+      parsed = opts.preserveKeyOrder ? parseOrderedJson(text) : JSON.parse(text);
     } catch (e) {
       const why = e instanceof JsonSyntaxError ? e.message : String(e);
       throw new TblError('metadata', `${ctx.path}: invalid JSON commit metadata (${why})`, { path: ctx.path, cause: e });

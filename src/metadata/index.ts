@@ -15,6 +15,7 @@ export {
 export { SCHEMAS, SCHEMA_NAMES, type SchemaName } from './schemas.ts';
 export {
   decodeCommitMetadata,
+  commitMetadataFromRecord,
   encodeCommitMetadataJson,
   encodeCommitMetadataAvro,
   emptyCommitMetadata,
@@ -26,6 +27,7 @@ export {
   type CommitTotals,
   type EncodeJsonOptions,
   type EncodeAvroCommitOptions,
+  type DecodeCommitOptions,
 } from './commit.ts';
 export * from './instants.ts';
 export {

@@ -1,4 +1,4 @@
-export type { Storage, FileStatus, ContentSummary, DeleteOptions } from './types.ts';
+export type { Storage, FileStatus, ContentSummary, DeleteOptions, ListOptions } from './types.ts';
 export { LocalStorage } from './local.ts';
 export { resolveLocation, type Location, type StorageOptions } from './resolve.ts';
 export { mapLimit } from './parallel.ts';

@@ -2,7 +2,8 @@ import * as fs from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { StorageError, type StorageErrorCode } from '../errors/index.ts';
-import type { ContentSummary, DeleteOptions, FileStatus, Storage } from './types.ts';
+import { statSync } from 'node:fs';
+import type { ContentSummary, DeleteOptions, FileStatus, ListOptions, Storage } from './types.ts';
 
 function codeOf(e: unknown): StorageErrorCode {
   switch ((e as NodeJS.ErrnoException)?.code) {
@@ -52,6 +53,43 @@ function toStatus(path: string, st: import('node:fs').Stats): FileStatus {
   };
 }
 
+/**
+ * Statuses whose size and mtime are read (stat(2), synchronously, once) on first access: a 60k-file
+ * timeline directory lists in milliseconds when only names are needed.
+ */
+function lazyStatuses(dir: string, entries: import('node:fs').Dirent[]): FileStatus[] {
+  const out: FileStatus[] = [];
+  for (const d of entries) {
+    if (d.name.endsWith('.crc')) continue;
+    const path = dir.endsWith('/') ? dir + d.name : `${dir}/${d.name}`;
+    let st: import('node:fs').Stats | undefined;
+    const load = () => {
+      if (!st) {
+        try {
+          st = statSync(path);
+        } catch (e) {
+          throw fail('stat', path, e);
+        }
+      }
+      return st;
+    };
+    const isDirectory = d.isDirectory() || (d.isSymbolicLink() && load().isDirectory());
+    out.push({
+      path,
+      name: d.name,
+      isDirectory,
+      get size() {
+        return isDirectory ? 0 : load().size;
+      },
+      get mtimeMs() {
+        return Math.floor(load().mtimeMs);
+      },
+    });
+  }
+  out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return out;
+}
+
 /** Local file system (also NFS mounts). */
 export class LocalStorage implements Storage {
   readonly scheme = 'file';
@@ -60,13 +98,14 @@ export class LocalStorage implements Storage {
     return path;
   }
 
-  async list(dir: string): Promise<FileStatus[]> {
+  async list(dir: string, opts: ListOptions = {}): Promise<FileStatus[]> {
     let names: import('node:fs').Dirent[];
     try {
       names = await fs.readdir(dir, { withFileTypes: true });
     } catch (e) {
       throw fail('list', dir, e);
     }
+    if (opts.lazyStatus) return lazyStatuses(dir, names);
     const out: FileStatus[] = [];
     await Promise.all(
       names.map(async (d) => {

@@ -18,6 +18,14 @@ export interface ContentSummary {
   directoryCount: number;
 }
 
+export interface ListOptions {
+  /**
+   * The caller mostly needs names: a backend whose listing does not return sizes and times (local
+   * readdir) may fill `size`/`mtimeMs` on first access instead of stat-ing every entry up front.
+   */
+  lazyStatus?: boolean;
+}
+
 export interface DeleteOptions {
   recursive?: boolean;
 }
@@ -28,7 +36,7 @@ export interface Storage {
   /** Renders a path as the URI users typed (for messages and `desc`). */
   uri(path: string): string;
   /** Entries of a directory (not recursive); `.crc` checksum files are skipped. Throws not-found. */
-  list(dir: string): Promise<FileStatus[]>;
+  list(dir: string, opts?: ListOptions): Promise<FileStatus[]>;
   /** Throws StorageError code 'not-found' when absent. */
   stat(path: string): Promise<FileStatus>;
   exists(path: string): Promise<boolean>;

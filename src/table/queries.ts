@@ -42,14 +42,21 @@ export function decodeCompletedCommit(bytes: Uint8Array, ctx: { path: string; in
 
 /** Completed commit/deltacommit/replacecommit instants, newest requested time first, decoded. */
 export async function loadCommits(table: Table, opts: { limit?: number } = {}): Promise<CommitWithMetadata[]> {
+  return mapCommits(table, (c) => c, opts);
+}
+
+/**
+ * Like loadCommits, but hands each decoded commit to `fn` as soon as it is read, so a 20k-instant
+ * listing keeps only what `fn` returns (e.g. totals) instead of every decoded metadata object.
+ */
+export async function mapCommits<T>(table: Table, fn: (c: CommitWithMetadata) => T, opts: { limit?: number } = {}): Promise<T[]> {
   const tl = await table.timeline();
   let commits = tl.completedCommits().reverse();
   // Only the rows that can be shown need decoding when no sort reorders them.
   if (opts.limit !== undefined && opts.limit > 0) commits = commits.slice(0, opts.limit);
-  return tl.mapRead(commits, 'COMPLETED', (bytes, i) => ({
-    instant: i,
-    metadata: decodeCompletedCommit(bytes, { ...where(table, i), instant: i.requestedTime }),
-  }));
+  return tl.mapRead(commits, 'COMPLETED', (bytes, i) =>
+    fn({ instant: i, metadata: decodeCompletedCommit(bytes, { ...where(table, i), instant: i.requestedTime }) }),
+  );
 }
 
 /** getCommitForInstant: completed commit, replacecommit or deltacommit with that time. */

@@ -96,8 +96,8 @@ export class Timeline {
     return this.find(requestedTime).some((i) => i.state === 'COMPLETED');
   }
 
-  /** The bytes of one state's file (default: the latest state). */
-  read(instant: Instant, state: State = instant.state): Promise<Uint8Array> {
+  /** The bytes of one state's file (default: the latest state); cached unless `cache` is false. */
+  read(instant: Instant, state: State = instant.state, cache = true): Promise<Uint8Array> {
     const file = instant.files[state];
     if (!file) {
       return Promise.reject(
@@ -109,15 +109,18 @@ export class Timeline {
     let p = this.cache.get(file.path);
     if (!p) {
       p = this.source.storage.readFile(file.path);
-      this.cache.set(file.path, p);
+      if (cache) this.cache.set(file.path, p);
     }
     return p;
   }
 
-  /** Reads and decodes many instants with bounded parallelism, keeping order. */
+  /**
+   * Reads and decodes many instants with bounded parallelism, keeping order. Bytes are not cached:
+   * a 20k-instant scan would otherwise keep every file alive (and the GC busy).
+   */
   mapRead<T>(instants: readonly Instant[], state: State | 'latest', fn: (bytes: Uint8Array, i: Instant) => T): Promise<T[]> {
     return mapLimit(instants, this.source.concurrency ?? 16, async (i) =>
-      fn(await this.read(i, state === 'latest' ? i.state : state), i),
+      fn(await this.read(i, state === 'latest' ? i.state : state, false), i),
     );
   }
 }
@@ -149,7 +152,17 @@ export function groupInstants(files: FileStatus[], src: Pick<TimelineSource, 'la
       inst.action = p.action;
     }
     if (p.state === 'COMPLETED') {
-      inst.completionTime = p.completionTime ?? formatInstantTime(new Date(f.mtimeMs), src.timezone);
+      if (p.completionTime !== undefined) inst.completionTime = p.completionTime;
+      else {
+        // layout 1: the completed file's mtime, read only when asked (listing may defer stat)
+        const zone = src.timezone;
+        let cached: string | undefined;
+        Object.defineProperty(inst, 'completionTime', {
+          enumerable: true,
+          configurable: true,
+          get: () => (cached ??= formatInstantTime(new Date(f.mtimeMs), zone)),
+        });
+      }
     }
   }
   for (const inst of groups.values()) {
@@ -161,6 +174,6 @@ export function groupInstants(files: FileStatus[], src: Pick<TimelineSource, 'la
 }
 
 export async function loadActiveTimeline(src: TimelineSource): Promise<Timeline> {
-  const files = await src.storage.list(src.timelineDir);
+  const files = await src.storage.list(src.timelineDir, { lazyStatus: true });
   return new Timeline(src, groupInstants(files, src));
 }

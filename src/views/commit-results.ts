@@ -1,6 +1,6 @@
 // One library call per commits command: read what it needs, return columns + rows.
 import type { Table } from '../table/index.ts';
-import { findCommit, inflightsOlderThan, loadCommits } from '../table/queries.ts';
+import { findCommit, inflightsOlderThan, loadCommits, mapCommits } from '../table/queries.ts';
 import {
   commitColumns,
   commitExtraColumns,
@@ -8,6 +8,7 @@ import {
   commitPartitionColumns,
   commitWriteStatsColumns,
   toCommitSummaries,
+  toCommitSummary,
   toPartitionRows,
   toWriteStatRows,
   toWriteStatsRow,
@@ -24,9 +25,9 @@ export async function commitsShow(
     const rows = await withArchivedCommits(table);
     return opts.extra ? result(commitExtraColumns, toWriteStatRows(rows, opts.partition)) : result(commitColumns, toCommitSummaries(rows));
   }
+  if (opts.extra) return result(commitExtraColumns, toWriteStatRows(await loadCommits(table), opts.partition));
   // Without --sortBy the newest `limit` commits are all that is shown: decode only those.
-  const rows = await loadCommits(table, { limit: opts.extra ? undefined : opts.limitHint });
-  return opts.extra ? result(commitExtraColumns, toWriteStatRows(rows, opts.partition)) : result(commitColumns, toCommitSummaries(rows));
+  return result(commitColumns, await mapCommits(table, toCommitSummary, { limit: opts.limitHint }));
 }
 
 export async function commitShowPartitions(table: Table, instant: string): Promise<TableResult> {

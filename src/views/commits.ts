@@ -19,14 +19,18 @@ interface CommitSummary extends Totals {
   operationType: string | null;
 }
 
-export function toCommitSummaries(rows: CommitRow[]): CommitSummary[] {
-  return rows.map(({ instant, metadata }) => ({
+export function toCommitSummary({ instant, metadata }: CommitRow): CommitSummary {
+  return {
     commitTime: instant.requestedTime,
     action: instant.action,
     completionTime: instant.completionTime ?? null,
     operationType: metadata.operationType,
     ...commitTotals(metadata),
-  }));
+  };
+}
+
+export function toCommitSummaries(rows: CommitRow[]): CommitSummary[] {
+  return rows.map(toCommitSummary);
 }
 
 export const commitColumns: ColumnSpec<CommitSummary>[] = [
