@@ -66,6 +66,9 @@ describe.skipIf(!HAVE_FIXTURES)('compaction schedule + run on fixture tables', (
       expect(r.status).toBe('completed');
       expect(r.instant).toBe(s.instant);
       await verifyCompaction(id, base, r, before);
+      // everything was compacted: the read-optimized view (base files only) is the snapshot
+      const types = logicalTypes((await latestTableSchema(await openTable(base))).schema);
+      expect(comparable(await snapshotRows(base, { readOptimized: true }), types)).toEqual(comparable(before, types));
     });
   }
 
@@ -134,8 +137,6 @@ async function verifyCompaction(id: string, base: string, r: RunResult, before: 
       const after = await snapshotRows(base);
       expect(comparable(after, types)).toEqual(comparable(before, types));
       await EXPECTED[id]?.(after);
-      // after compaction the read-optimized view (base files only) is the snapshot
-      expect(comparable(await snapshotRows(base, { readOptimized: true }), types)).toEqual(comparable(before, types));
 
       // (b) new base files read by hyparquet directly: rows + meta columns
       let total = 0;
@@ -145,7 +146,8 @@ async function verifyCompaction(id: string, base: string, r: RunResult, before: 
         const ab = buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength);
         const md = parquetMetadata(ab);
         const kv = Object.fromEntries((md.key_value_metadata ?? []).map((k) => [k.key, k.value]));
-        for (const k of ['parquet.avro.schema', 'org.apache.hudi.bloomfilter', 'hoodie_min_record_key', 'hoodie_max_record_key']) expect(kv).toHaveProperty(k);
+        for (const k of ['parquet.avro.schema', 'org.apache.hudi.bloomfilter']) expect(kv).toHaveProperty(k);
+        if (st.numWrites > 0) for (const k of ['hoodie_min_record_key', 'hoodie_max_record_key']) expect(kv).toHaveProperty(k);
         const rows = (await parquetReadObjects({ file: ab, compressors })) as Record<string, unknown>[];
         expect(rows.length).toBe(st.numWrites);
         total += rows.length;
@@ -157,9 +159,12 @@ async function verifyCompaction(id: string, base: string, r: RunResult, before: 
           expect(String(row._hoodie_commit_time) <= T).toBe(true);
           expect(String(row._hoodie_commit_seqno).startsWith(String(row._hoodie_commit_time))).toBe(true);
         }
-        expect(md.row_groups[0]!.columns.every((c) => c.meta_data?.codec === 'GZIP')).toBe(true);
+        expect(md.row_groups.every((rg) => rg.columns.every((c) => c.meta_data?.codec === "GZIP"))).toBe(true);
       }
-      expect(total).toBe(after.filter((row) => r.writeStats.some((s) => s.fileId === String(row._hoodie_file_name).split('_')[0])).length);
+      const written = new Set(r.writeStats.map((st) => st.path!.split('/').pop()));
+      // every row now in a new base file is read from it (log rows of later deltacommits are not)
+      expect(after.filter((row) => written.has(String(row._hoodie_file_name))).length).toBeLessThanOrEqual(total);
+      expect(total).toBe(r.records);
 
       // (e) written plan and commit decode with Hudi's schemas
       const dir = timelineDir(base);

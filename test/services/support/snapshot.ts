@@ -9,7 +9,8 @@ export async function snapshotRows(base: string, opts: { readOptimized?: boolean
   const view = await loadFileSystemView(table);
   const config = mergeConfigFromProperties(Object.fromEntries(table.config.props));
   const rows: Row[] = [];
-  for (const s of view.latestFileSlices()) {
+  // a pending compaction slice reads merged with the slice before it, as Hudi readers do
+  for (const s of view.latestMergedFileSlices()) {
     const m = await mergeFileSlice(
       table.storage,
       { partition: s.partition, fileId: s.fileId, baseFile: s.baseFile, logFiles: opts.readOptimized ? [] : s.logFiles },
