@@ -36,7 +36,7 @@ function leaf(program: Command, words: string[]): Command {
   return cur.command(words[words.length - 1]!);
 }
 
-export function buildProgram(ctx: Ctx, onAction: (p: Promise<number | void>) => void): Command {
+export function buildProgram(ctx: Ctx, onAction: (p: Promise<number | void>) => void, argv: string[] = []): Command {
   const program = new Command('tblcli')
     .description('Fast, JVM-free administration for Apache Hudi tables (hudi-cli compatible)')
     .version(VERSION, '-V, --version')
@@ -56,11 +56,32 @@ export function buildProgram(ctx: Ctx, onAction: (p: Promise<number | void>) => 
       onAction(spec.action(ctx, { ...opts, args: a.slice(0, -2) }));
     });
   };
-  for (const spec of COMMANDS) {
+  for (const spec of selectSpecs(COMMANDS, argv)) {
     register(spec, spec.name);
     for (const a of spec.aliases ?? []) register(spec, a);
   }
   return program;
+}
+
+/**
+ * Only the commands this command line can name are registered: building all ~60 commander
+ * subtrees costs more than the rest of start-up. Help, no command, or an unknown command get all
+ * of them (for the full help and commander's suggestions); `--version` alone gets none.
+ */
+export function selectSpecs(all: CommandSpec[], argv: string[]): CommandSpec[] {
+  const words: string[] = [];
+  for (const a of argv) {
+    if (a.startsWith('-')) break;
+    words.push(a);
+  }
+  if (words.length === 0) return argv.length > 0 && argv.every((a) => a === '--version' || a === '-V') ? [] : all;
+  const matches = all.filter((s) =>
+    [s.name, ...(s.aliases ?? [])].some((n) => {
+      const parts = n.split(' ');
+      return parts.every((p, i) => i >= words.length || parts[i] === words[i]) && parts[0] === words[0];
+    }),
+  );
+  return matches.length > 0 ? matches : all;
 }
 
 export interface MainOverrides {
@@ -91,9 +112,13 @@ export async function runArgv(argv: string[], ctx: Ctx): Promise<number> {
   const debug = argv.includes('--debug') || ctx.env.TBLCLI_DEBUG === '1';
   let pending: Promise<number | void> | undefined;
   try {
-    const program = buildProgram(ctx, (p) => {
-      pending = p;
-    });
+    const program = buildProgram(
+      ctx,
+      (p) => {
+        pending = p;
+      },
+      argv,
+    );
     await program.parseAsync(argv, { from: 'user' });
     if (!pending) return EXIT.ok;
     const code = await pending;

@@ -1,5 +1,4 @@
 // The remembered `connect --path`, in $XDG_STATE_HOME/tblcli (default ~/.local/state/tblcli).
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
@@ -15,7 +14,9 @@ export interface SavedState {
   connectedAt?: string;
 }
 
+// node:fs/promises is imported when needed: it is not free at start-up.
 export async function loadState(dir: string): Promise<SavedState> {
+  const { readFile } = await import('node:fs/promises');
   try {
     return JSON.parse(await readFile(join(dir, 'state.json'), 'utf8')) as SavedState;
   } catch {
@@ -24,6 +25,7 @@ export async function loadState(dir: string): Promise<SavedState> {
 }
 
 export async function saveState(dir: string, s: SavedState): Promise<void> {
+  const { mkdir, rename, writeFile } = await import('node:fs/promises');
   await mkdir(dir, { recursive: true });
   const tmp = join(dir, `state.json.${process.pid}.tmp`);
   await writeFile(tmp, `${JSON.stringify(s, null, 2)}\n`);

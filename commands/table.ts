@@ -1,5 +1,4 @@
 // connect, desc, refresh, fetch table schema.
-import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { CommandSpec } from './spec.ts';
 import { openFromOpts, outputOptions, wantsJson } from './shared.ts';
@@ -60,6 +59,7 @@ export const tableSpecs: CommandSpec[] = [
       if (wantsJson(o)) return void ctx.out.json({ schema: JSON.parse(s.schema), source: s.source });
       const out = o.outputFilePath as string | undefined;
       if (out) {
+        const { writeFile } = await import('node:fs/promises');
         const file = resolve(ctx.cwd, out);
         await writeFile(file, prettySchema(s.schema));
         ctx.out.text(`Latest table schema written to ${file}`);

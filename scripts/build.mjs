@@ -3,6 +3,21 @@
 import { build } from 'esbuild';
 import { rmSync } from 'node:fs';
 
+// commander requires node:child_process at load time, only to spawn executable subcommands, which
+// tblcli never uses; give it a lazy stand-in so every start does not pay for child_process and net.
+const lazyChildProcess = {
+  name: 'lazy-child-process',
+  setup(b) {
+    b.onResolve({ filter: /^(node:)?child_process$/ }, (args) =>
+      args.importer.includes('node_modules/commander/') ? { path: 'child_process', namespace: 'lazy-cp' } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'lazy-cp' }, () => ({
+      contents: "let cp; module.exports = new Proxy({}, { get: (_, k) => (cp ??= require('node:child_process'))[k] });",
+      loader: 'js',
+    }));
+  },
+};
+
 rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
 await build({
   entryPoints: { tblcli: 'commands/main.ts', 'bench-lib': 'bench/lib.ts' },
@@ -12,8 +27,15 @@ await build({
   format: 'esm',
   platform: 'node',
   target: 'node20',
-  packages: 'external',
+  // Dependencies stay external (loaded lazily by the commands that need them), except commander:
+  // it is needed on every start, and bundled it loads without the CommonJS loader.
+  external: ['avsc', 'hyparquet', 'hyparquet-writer', 'hyparquet-compressors', 'ink', 'react', 'chalk', 'cli-table3'],
   sourcemap: 'linked',
+  minify: true,
+  keepNames: true,
+  // bundled CommonJS (commander) requires node builtins
+  banner: { js: "import { createRequire as __tblcliRequire } from 'node:module'; const require = __tblcliRequire(import.meta.url);" },
   logLevel: 'warning',
+  plugins: [lazyChildProcess],
   absWorkingDir: new URL('..', import.meta.url).pathname,
 });
