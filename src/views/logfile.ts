@@ -166,8 +166,8 @@ function unionBranch(branches: AvroSchema[], v: unknown): AvroSchema | undefined
 }
 
 /**
- * GenericData.toString of a decoded Avro value: records `{"f": v, ...}` in schema field order, maps in
- * Java HashMap order, doubles as Java prints them ("25.0"). Decimals arrive as numbers (our decoder's
+ * GenericData.toString of a decoded Avro value: records `{"f": v, ...}` in schema field order, maps (plain
+ * objects) in Java HashMap order, doubles as Java prints them ("25.0"). Decimals arrive as numbers (our decoder's
  * choice) and print as such, where Java prints the raw bytes.
  */
 export function avroToString(v: unknown, schema?: AvroSchema): string {
@@ -191,8 +191,8 @@ export function avroToString(v: unknown, schema?: AvroSchema): string {
   if (v instanceof Date) return String(v.getTime());
   if (Array.isArray(v)) return `[${v.map((x) => avroToString(x, obj?.items)).join(', ')}]`;
   if (v instanceof Map) {
-    const keys = javaHashMapOrder([...v.keys()].map(String));
-    return `{${keys.map((k) => `"${avroEscape(k)}": ${avroToString(v.get(k), obj?.values)}`).join(', ')}}`;
+    // a Map was built on purpose (e.g. hudi-cli's TreeMap of partitions): keep its order
+    return `{${[...v].map(([k, x]) => `"${avroEscape(String(k))}": ${avroToString(x, obj?.values)}`).join(', ')}}`;
   }
   if (typeof v === 'object') {
     const rec = v as Record<string, unknown>;
