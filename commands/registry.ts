@@ -8,6 +8,7 @@ import { serviceSpecs } from './services.ts';
 import { demoSpecs } from './demo.ts';
 import { metaSpecs } from './meta.ts';
 import { fsviewSpecs } from './fsview.ts';
+import { triageSpecs } from './triage.ts';
 
 export const COMMANDS: CommandSpec[] = [
   ...tableSpecs,
@@ -16,6 +17,7 @@ export const COMMANDS: CommandSpec[] = [
   ...timelineSpecs,
   ...serviceSpecs,
   ...fsviewSpecs,
+  ...triageSpecs,
   ...demoSpecs,
   ...metaSpecs,
 ];

@@ -15,7 +15,6 @@ type Totals = ReturnType<typeof commitTotals>;
 interface CommitSummary extends Totals {
   commitTime: string;
   action: string;
-  completionTime: string | null;
   operationType: string | null;
 }
 
@@ -23,7 +22,6 @@ export function toCommitSummary({ instant, metadata }: CommitRow): CommitSummary
   return {
     commitTime: instant.requestedTime,
     action: instant.action,
-    completionTime: instant.completionTime ?? null,
     operationType: metadata.operationType,
     ...commitTotals(metadata),
   };
