@@ -64,13 +64,14 @@ async function readPlan(table: Table, tl: Timeline, i: Instant): Promise<Compact
 
 /** Removes markers and heartbeats left by completed compactions (a crash right after completing). */
 async function cleanupCompleted(table: Table, tl: Timeline): Promise<void> {
+  const done = (name: string) => tl.isCompleted(name) && tl.find(name).some(isCompaction);
   const temp = joinPath(table.metaPath, '.temp');
-  if (!(await table.storage.exists(temp))) return;
-  for (const e of await table.storage.list(temp)) {
-    if (e.isDirectory && tl.isCompleted(e.name) && tl.find(e.name).some(isCompaction)) {
-      await deleteMarkerDir(table.storage, table.basePath, e.name);
-      await table.storage.delete(heartbeatPath(table.metaPath, e.name));
-    }
+  if (await table.storage.exists(temp)) {
+    for (const e of await table.storage.list(temp)) if (e.isDirectory && done(e.name)) await deleteMarkerDir(table.storage, table.basePath, e.name);
+  }
+  const hb = joinPath(table.metaPath, '.heartbeat');
+  if (await table.storage.exists(hb)) {
+    for (const e of await table.storage.list(hb)) if (!e.isDirectory && done(e.name)) await table.storage.delete(heartbeatPath(table.metaPath, e.name));
   }
 }
 
@@ -295,9 +296,9 @@ async function execute(c: Claim, opts: RunOptions, started: number): Promise<Run
     }
     const bytes = layout === 2 ? encodeCommitMetadataAvro(metadata) : encodeCommitMetadataJson(metadata, { delta: false });
     await completeInstant(t.timelineSource, instant, 'compaction', 'commit', bytes, ct);
-    opts.onPoint?.('after-complete');
     return ct;
   });
+  opts.onPoint?.('after-complete');
   await deleteMarkerDir(table.storage, table.basePath, instant);
   await c.heartbeat.stop();
   return {
@@ -323,6 +324,7 @@ export async function runCompaction(table: Table, opts: RunOptions = {}): Promis
     if ('claim' in outcome) {
       const c = outcome.claim;
       try {
+        opts.onPoint?.('after-inflight');
         return await execute(c, opts, started);
       } catch (e) {
         // give the plan back right away instead of waiting for the heartbeat to expire

@@ -38,7 +38,7 @@ export function deltaCommitsSinceLastCompaction(tl: Timeline): number {
 
 export async function scheduleCompaction(table: Table, opts: ScheduleOptions = {}): Promise<ScheduleResult> {
   requireMergeOnRead(table);
-  return lockOf(table, opts)(async () => {
+  const r = await lockOf(table, opts)(async (): Promise<ScheduleResult> => {
     let t = await reopen(table);
     let metadataTableDisabled = false;
     if (!opts.dryRun) {
@@ -75,9 +75,10 @@ export async function scheduleCompaction(table: Table, opts: ScheduleOptions = {
     if (opts.dryRun) return { instant, plan: r.plan, skipped: r.skipped, metadataTableDisabled };
     await sleep(opts.clockSkewMs ?? 200);
     await createRequested(t.timelineSource, instant, 'compaction', encodeCompactionPlan(r.plan));
-    opts.onPoint?.('after-schedule');
     return { instant, plan: r.plan, skipped: r.skipped, metadataTableDisabled };
   });
+  if (r.instant && !opts.dryRun) opts.onPoint?.('after-schedule');
+  return r;
 }
 
 export function requireInstantArg(instant: string | undefined): string {

@@ -1,0 +1,183 @@
+// compaction schedule | run | scheduleAndExecute | unschedule | validate — offline compaction without
+// Spark/Flink. Exit codes: 0 done or nothing to do, 1 failure, 4 lock held / another compaction running.
+import { TblError } from '../src/errors/index.ts';
+import type { CommandSpec, OptionSpec, Opts } from './spec.ts';
+import { parseIntOpt } from './spec.ts';
+import { openFromOpts, outputOptions, wantsJson } from './shared.ts';
+import type { Ctx } from './context.ts';
+
+function parseDuration(v: string): number {
+  const m = /^(\d+)(ms|s|m|h)?$/.exec(v.trim());
+  if (!m) throw new Error(`expected a duration like 90s, 30m, 2h or milliseconds, got '${v}'`);
+  const n = Number(m[1]);
+  return n * ({ ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[m[2] ?? 'ms'] as number);
+}
+
+const SERVICE_OPTIONS: OptionSpec[] = [
+  { flags: '--wait', description: 'wait for the table lock (and for a compaction run by another process) instead of exiting 4' },
+  { flags: '--wait-timeout <duration>', description: 'give up waiting after this long (e.g. 10m)', parse: parseDuration },
+  { flags: '--lock-expire <duration>', description: 'FileSystemBasedLockProvider expiry (hoodie.write.lock.filesystem.expire; default 1m, 0 = never)', parse: parseDuration },
+  { flags: '--metadata-table <mode>', description: "table with a metadata table: 'refuse' (default) or 'disable' (clear hoodie.table.metadata.partitions, delete .hoodie/metadata)", default: 'refuse' },
+  { flags: '--verbose', description: 'report progress and the result on stderr (quiet on success otherwise)' },
+];
+
+const SCHEDULE_OPTIONS: OptionSpec[] = [
+  { flags: '--strategy <name>', description: 'num-commits (default), log-size or all', default: 'num-commits' },
+  { flags: '--delta-commits <n>', description: 'num-commits: delta commits since the last compaction needed (compaction.delta_commits)', default: 5, parse: parseIntOpt },
+  { flags: '--log-size-threshold <bytes>', description: 'log-size: skip slices with fewer log bytes', default: 0, parse: parseIntOpt },
+];
+
+const RUN_OPTIONS: OptionSpec[] = [
+  { flags: '--max-duration <duration>', description: 'stop and roll this attempt back when exceeded (e.g. 30m)', parse: parseDuration },
+  { flags: '--parallelism <n>', description: 'file groups compacted in parallel', default: 2, parse: parseIntOpt },
+  { flags: '--codec <codec>', description: 'parquet codec: GZIP (Hudi default), SNAPPY or UNCOMPRESSED', default: 'GZIP' },
+  { flags: '--heartbeat-expiry <duration>', description: 'a running compaction whose heartbeat is older is considered dead (default 2m, as Hudi)', parse: parseDuration },
+];
+
+type Services = typeof import('../src/services/index.ts');
+const services = (): Promise<Services> => import('../src/services/index.ts');
+
+function serviceOpts(ctx: Ctx, o: Opts) {
+  const mode = String(o.metadataTable ?? 'refuse');
+  if (mode !== 'refuse' && mode !== 'disable') throw new TblError('usage', `--metadata-table must be refuse or disable, got '${mode}'`);
+  return {
+    lock: { wait: o.wait === true, waitTimeoutMs: o.waitTimeout as number | undefined, expireMs: o.lockExpire as number | undefined },
+    metadataTable: mode as 'refuse' | 'disable',
+    heartbeatExpiryMs: o.heartbeatExpiry as number | undefined,
+    now: ctx.now,
+  };
+}
+
+function scheduleOpts(o: Opts) {
+  const strategy = String(o.strategy ?? 'num-commits');
+  if (!['num-commits', 'log-size', 'all'].includes(strategy)) throw new TblError('usage', `--strategy must be num-commits, log-size or all, got '${strategy}'`);
+  return {
+    strategy: strategy as 'num-commits' | 'log-size' | 'all',
+    deltaCommits: o.deltaCommits as number | undefined,
+    logSizeThreshold: o.logSizeThreshold as number | undefined,
+  };
+}
+
+function runOpts(ctx: Ctx, o: Opts) {
+  const codec = String(o.codec ?? 'GZIP').toUpperCase();
+  if (!['GZIP', 'SNAPPY', 'UNCOMPRESSED'].includes(codec)) throw new TblError('usage', `--codec must be GZIP, SNAPPY or UNCOMPRESSED, got '${codec}'`);
+  return {
+    maxDurationMs: o.maxDuration as number | undefined,
+    parallelism: o.parallelism as number | undefined,
+    codec: codec as 'GZIP',
+    onProgress: o.verbose ? (e: { path: string; records: number }) => ctx.io.stderr(`wrote ${e.path} (${e.records} records)\n`) : undefined,
+  };
+}
+
+async function printPlan(ctx: Ctx, o: Opts, table: import('../src/table/index.ts').Table, instant: string): Promise<void> {
+  const v = await import('../src/views/service-results.ts');
+  const r = await v.compactionShow(table, instant);
+  ctx.out.table(r.columns, r.rows, outputOptions({ ...o, json: undefined }));
+}
+
+async function schedule(ctx: Ctx, o: Opts): Promise<string | undefined> {
+  const table = await openFromOpts(ctx, o);
+  const s = await (await services()).scheduleCompaction(table, { ...serviceOpts(ctx, o), ...scheduleOpts(o) });
+  if (s.metadataTableDisabled) ctx.out.warn(`metadata table of ${table.uri} disabled (hoodie.table.metadata.partitions cleared, .hoodie/metadata deleted)`);
+  if (!s.instant) {
+    if (wantsJson(o)) ctx.out.json({ scheduled: false, reason: s.reason });
+    else ctx.out.info(`Nothing to compact: ${s.reason}`);
+    return undefined;
+  }
+  if (wantsJson(o)) ctx.out.json({ scheduled: true, instant: s.instant, operations: s.plan?.operations?.length ?? 0 });
+  else {
+    ctx.out.info(`Attempted to schedule compaction for ${s.instant}`);
+    await printPlan(ctx, o, await (await import('../src/table/index.ts')).openTableAt(table.storage, table.basePath, table.uri), s.instant);
+  }
+  return s.instant;
+}
+
+async function run(ctx: Ctx, o: Opts, instant?: string): Promise<void> {
+  const table = await openFromOpts(ctx, o);
+  const r = await (await services()).runCompaction(table, { ...serviceOpts(ctx, o), ...runOpts(ctx, o), instant: instant ?? (o.instant as string | undefined) });
+  const summary = {
+    status: r.status,
+    instant: r.instant ?? null,
+    completionTime: r.completionTime ?? null,
+    fileGroups: r.fileGroups,
+    records: r.records,
+    bytes: r.bytes,
+    durationMs: r.durationMs,
+    rolledBackFiles: r.rolledBack?.deletedFiles.length ?? 0,
+  };
+  if (wantsJson(o)) return ctx.out.json(summary);
+  if (r.status === 'nothing-to-do') return ctx.out.info('NO PENDING COMPACTION TO RUN');
+  if (r.status === 'already-completed') return ctx.out.info(`Compaction ${r.instant} is already completed; nothing to do`);
+  if (r.rolledBack) ctx.out.info(`Rolled back the failed attempt of ${r.instant} (${r.rolledBack.deletedFiles.length} file(s) deleted)`);
+  if (o.verbose) ctx.io.stderr(`Compaction successfully completed for ${r.instant}: ${r.fileGroups} file group(s), ${r.records} records, ${r.bytes} bytes in ${r.durationMs} ms\n`);
+}
+
+export const compactionServiceSpecs: CommandSpec[] = [
+  {
+    name: 'compaction schedule',
+    summary: 'Schedule a compaction (writes <t>.compaction.requested); no Spark needed',
+    options: [...SCHEDULE_OPTIONS, ...SERVICE_OPTIONS],
+    table: { limit: -1 },
+    async action(ctx, o) {
+      await schedule(ctx, o);
+    },
+  },
+  {
+    name: 'compaction run',
+    summary: 'Run a pending compaction (default: the earliest); exit 4 when another process holds the lock or runs it',
+    options: [{ flags: '--instant <instant>', description: 'compaction instant to run (alias --compactionInstant)' }, { flags: '--compactionInstant <instant>', description: 'hudi-cli spelling of --instant' }, ...RUN_OPTIONS, ...SERVICE_OPTIONS],
+    async action(ctx, o) {
+      await run(ctx, o, (o.instant ?? o.compactionInstant) as string | undefined);
+    },
+  },
+  {
+    name: 'compaction scheduleAndExecute',
+    summary: 'Schedule a compaction and run exactly that instant',
+    options: [...SCHEDULE_OPTIONS, ...RUN_OPTIONS, ...SERVICE_OPTIONS],
+    table: { limit: -1 },
+    async action(ctx, o) {
+      const instant = await schedule(ctx, { ...o, json: undefined, format: undefined, verbose: o.verbose });
+      if (!instant) return;
+      await run(ctx, o, instant);
+    },
+  },
+  {
+    name: 'compaction unschedule',
+    summary: 'Remove a compaction plan that has not started',
+    options: [{ flags: '--instant <instant>', description: 'compaction instant (required)' }, ...SERVICE_OPTIONS],
+    async action(ctx, o) {
+      const table = await openFromOpts(ctx, o);
+      const instant = o.instant as string | undefined;
+      if (!instant) throw new TblError('usage', '--instant is required');
+      const r = await (await services()).unscheduleCompaction(table, instant, serviceOpts(ctx, o));
+      if (wantsJson(o)) ctx.out.json(r);
+      else ctx.out.info(`No File renames needed to unschedule pending compaction. Operation successful. (${r.instant}, ${r.operations} operation(s))`);
+    },
+  },
+  {
+    name: 'compaction validate',
+    summary: "Check that a compaction plan's base and log files still exist",
+    options: [{ flags: '--instant <instant>', description: 'compaction instant (required)' }],
+    table: { limit: -1 },
+    async action(ctx, o) {
+      const table = await openFromOpts(ctx, o);
+      const instant = o.instant as string | undefined;
+      if (!instant) throw new TblError('usage', '--instant is required');
+      const r = await (await services()).validateCompaction(table, instant);
+      if (!wantsJson(o)) ctx.out.info(`\n\n\t COMPACTION PLAN ${r.valid ? 'VALID' : 'INVALID'}\n\n`);
+      ctx.out.table(
+        [
+          { key: 'fileId', header: 'File Id', value: (x: (typeof r.rows)[number]) => x.fileId },
+          { key: 'baseInstantTime', header: 'Base Instant Time', value: (x) => x.baseInstantTime },
+          { key: 'baseDataFile', header: 'Base Data File', value: (x) => x.baseDataFile },
+          { key: 'numDeltaFiles', header: 'Num Delta Files', value: (x) => x.numDeltaFiles },
+          { key: 'valid', header: 'Valid', value: (x) => x.valid },
+          { key: 'error', header: 'Error', value: (x) => x.error },
+        ],
+        r.rows,
+        outputOptions(o),
+      );
+      return r.valid ? 0 : 1;
+    },
+  },
+];
