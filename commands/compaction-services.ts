@@ -87,6 +87,7 @@ async function schedule(ctx: Ctx, o: Opts): Promise<string | undefined> {
   if (wantsJson(o)) ctx.out.json({ scheduled: true, instant: s.instant, operations: s.plan?.operations?.length ?? 0 });
   else {
     ctx.out.info(`Attempted to schedule compaction for ${s.instant}`);
+    if (o.noPlanOutput) return s.instant;
     await printPlan(ctx, o, await (await import('../src/table/index.ts')).openTableAt(table.storage, table.basePath, table.uri), s.instant);
   }
   return s.instant;
@@ -136,7 +137,7 @@ export const compactionServiceSpecs: CommandSpec[] = [
     options: [...SCHEDULE_OPTIONS, ...RUN_OPTIONS, ...SERVICE_OPTIONS],
     table: { limit: -1 },
     async action(ctx, o) {
-      const instant = await schedule(ctx, { ...o, json: undefined, format: undefined, verbose: o.verbose });
+      const instant = await schedule(ctx, { ...o, json: undefined, format: undefined, noPlanOutput: wantsJson(o) });
       if (!instant) return;
       await run(ctx, o, instant);
     },
