@@ -206,9 +206,16 @@ export function commitMetadataFromRecord(r: Record<string, unknown>): CommitMeta
 }
 
 /** Decodes a commit / deltacommit / replacecommit (or their inflight) file; empty content → empty metadata. */
-export function decodeCommitMetadata(bytes: Uint8Array, ctx: { path: string }, opts: DecodeCommitOptions = {}): CommitMetadata {
+interface ParsedCommit {
+  rec: Rec;
+  fromJson: boolean;
+  replace: boolean;
+}
+
+/** Sniffs and parses a commit file into its raw record (undefined when it holds no record). */
+function parseCommit(bytes: Uint8Array, ctx: { path: string }, opts: DecodeCommitOptions): ParsedCommit | undefined {
   const kind = sniffContent(bytes, ctx);
-  if (kind === 'empty') return emptyCommitMetadata();
+  if (kind === 'empty') return undefined;
   if (kind === 'json') {
     let parsed: unknown;
     try {
@@ -219,15 +226,50 @@ export function decodeCommitMetadata(bytes: Uint8Array, ctx: { path: string }, o
       throw new TblError('metadata', `${ctx.path}: invalid JSON commit metadata (${why})`, { path: ctx.path, cause: e });
     }
     if (!isRec(parsed)) throw new TblError('metadata', `${ctx.path}: invalid JSON commit metadata (not an object)`, { path: ctx.path });
-    return normalise(parsed, true, false);
+    return { rec: parsed, fromJson: true, replace: false };
   }
   const name = schemaRecordName(bytes, ctx);
   if (name !== COMMIT_NAMES[0] && name !== COMMIT_NAMES[1]) {
     throw new TblError('metadata', `${ctx.path}: expected Avro HoodieCommitMetadata, found ${name}`, { path: ctx.path });
   }
   const { records } = readAvroContainer(bytes, ctx, { readerSchema: SCHEMAS[name] });
-  if (records.length === 0) return emptyCommitMetadata();
-  return normalise(records[0] as Rec, false, name === 'HoodieReplaceCommitMetadata');
+  if (records.length === 0) return undefined;
+  return { rec: records[0] as Rec, fromJson: false, replace: name === 'HoodieReplaceCommitMetadata' };
+}
+
+export function decodeCommitMetadata(bytes: Uint8Array, ctx: { path: string }, opts: DecodeCommitOptions = {}): CommitMetadata {
+  const p = parseCommit(bytes, ctx, opts);
+  return p ? normalise(p.rec, p.fromJson, p.replace) : emptyCommitMetadata();
+}
+
+/**
+ * commitTotals straight from the raw record, without building the normalised metadata: what
+ * `commits show` needs for each of thousands of instants. Same rules as commitTotals.
+ */
+export function decodeCommitTotals(bytes: Uint8Array, ctx: { path: string }): CommitTotals & { operationType: string | null } {
+  const p = parseCommit(bytes, ctx, {});
+  const t = emptyTotals();
+  if (!p) return { ...t, operationType: 'UNKNOWN' };
+  const parts = isRec(p.rec.partitionToWriteStats) ? p.rec.partitionToWriteStats : {};
+  t.totalPartitionsWritten = Object.keys(parts).length;
+  const n = (v: unknown) => (typeof v === 'number' ? v : 0);
+  for (const stats of Object.values(parts)) {
+    if (!Array.isArray(stats)) continue;
+    for (const s of stats as Rec[]) {
+      const prev = s.prevCommit;
+      if (typeof prev === 'string') {
+        if (prev.toLowerCase() === 'null') t.totalFilesInsert++;
+        else t.totalFilesUpdated++;
+        t.totalInsertRecordsWritten += n(s.numInserts);
+      }
+      t.totalBytesWritten += n(s.totalWriteBytes);
+      t.totalRecordsWritten += n(s.numWrites);
+      t.totalUpdateRecordsWritten += n(s.numUpdateWrites);
+      t.totalRecordsDeleted += n(s.numDeletes);
+      t.totalWriteErrors += n(s.totalWriteErrors);
+    }
+  }
+  return { ...t, operationType: strOrNull(p.rec.operationType) };
 }
 
 function statToJson(s: WriteStat, delta: boolean): JacksonValue {
@@ -361,18 +403,23 @@ export interface CommitTotals {
 }
 
 /** The HoodieCommitMetadata.fetchTotal* family (hudi-cli's commit columns), same rules as Java. */
-export function commitTotals(m: CommitMetadata): CommitTotals {
-  const t: CommitTotals = {
+function emptyTotals(): CommitTotals {
+  return {
     totalBytesWritten: 0,
     totalFilesInsert: 0,
     totalFilesUpdated: 0,
-    totalPartitionsWritten: Object.keys(m.partitionToWriteStats).length,
+    totalPartitionsWritten: 0,
     totalRecordsWritten: 0,
     totalUpdateRecordsWritten: 0,
     totalInsertRecordsWritten: 0,
     totalRecordsDeleted: 0,
     totalWriteErrors: 0,
   };
+}
+
+export function commitTotals(m: CommitMetadata): CommitTotals {
+  const t = emptyTotals();
+  t.totalPartitionsWritten = Object.keys(m.partitionToWriteStats).length;
   for (const stats of Object.values(m.partitionToWriteStats)) {
     for (const s of stats) {
       // prevCommit is the string "null" for a new file group; a missing prevCommit counts as neither.

@@ -16,6 +16,7 @@ export { SCHEMAS, SCHEMA_NAMES, type SchemaName } from './schemas.ts';
 export {
   decodeCommitMetadata,
   commitMetadataFromRecord,
+  decodeCommitTotals,
   encodeCommitMetadataJson,
   encodeCommitMetadataAvro,
   emptyCommitMetadata,

@@ -4,6 +4,7 @@ import { TblError } from '../errors/index.ts';
 import {
   decodeCleanMetadata,
   decodeCommitMetadata,
+  decodeCommitTotals,
   decodeCompactionPlan,
   decodeRestoreMetadata,
   decodeRestorePlan,
@@ -43,6 +44,23 @@ export function decodeCompletedCommit(bytes: Uint8Array, ctx: { path: string; in
 /** Completed commit/deltacommit/replacecommit instants, newest requested time first, decoded. */
 export async function loadCommits(table: Table, opts: { limit?: number } = {}): Promise<CommitWithMetadata[]> {
   return mapCommits(table, (c) => c, opts);
+}
+
+export interface CommitTotalsRow {
+  instant: Instant;
+  totals: ReturnType<typeof decodeCommitTotals>;
+}
+
+/** Totals of every completed commit, newest first, read without building full metadata objects. */
+export async function loadCommitTotals(table: Table, opts: { limit?: number } = {}): Promise<CommitTotalsRow[]> {
+  const tl = await table.timeline();
+  let commits = tl.completedCommits().reverse();
+  if (opts.limit !== undefined && opts.limit > 0) commits = commits.slice(0, opts.limit);
+  return tl.mapRead(commits, 'COMPLETED', (bytes, i) => {
+    const ctx = where(table, i);
+    if (bytes.length === 0) decodeCompletedCommit(bytes, { ...ctx, instant: i.requestedTime }); // throws: names the file
+    return { instant: i, totals: decodeCommitTotals(bytes, ctx) };
+  });
 }
 
 /**

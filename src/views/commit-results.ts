@@ -1,6 +1,6 @@
 // One library call per commits command: read what it needs, return columns + rows.
 import type { Table } from '../table/index.ts';
-import { findCommit, inflightsOlderThan, loadCommits, mapCommits } from '../table/queries.ts';
+import { findCommit, inflightsOlderThan, loadCommits, loadCommitTotals } from '../table/queries.ts';
 import {
   commitColumns,
   commitExtraColumns,
@@ -8,7 +8,7 @@ import {
   commitPartitionColumns,
   commitWriteStatsColumns,
   toCommitSummaries,
-  toCommitSummary,
+  toCommitSummariesFromTotals,
   toPartitionRows,
   toWriteStatRows,
   toWriteStatsRow,
@@ -27,7 +27,7 @@ export async function commitsShow(
   }
   if (opts.extra) return result(commitExtraColumns, toWriteStatRows(await loadCommits(table), opts.partition));
   // Without --sortBy the newest `limit` commits are all that is shown: decode only those.
-  return result(commitColumns, await mapCommits(table, toCommitSummary, { limit: opts.limitHint }));
+  return result(commitColumns, toCommitSummariesFromTotals(await loadCommitTotals(table, { limit: opts.limitHint })));
 }
 
 export async function commitShowPartitions(table: Table, instant: string): Promise<TableResult> {

@@ -31,6 +31,11 @@ export function toCommitSummaries(rows: CommitRow[]): CommitSummary[] {
   return rows.map(toCommitSummary);
 }
 
+/** Rows from totals read straight off the instant files (loadCommitTotals). */
+export function toCommitSummariesFromTotals(rows: { instant: Instant; totals: Totals & { operationType: string | null } }[]): CommitSummary[] {
+  return rows.map(({ instant, totals }) => ({ commitTime: instant.requestedTime, action: instant.action, ...totals }));
+}
+
 export const commitColumns: ColumnSpec<CommitSummary>[] = [
   { key: 'commitTime', header: 'CommitTime', value: (r) => r.commitTime },
   { key: 'totalBytesWritten', header: 'Total Bytes Written', value: (r) => r.totalBytesWritten, format: bytesHuman },
