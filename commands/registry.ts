@@ -9,6 +9,9 @@ import { demoSpecs } from './demo.ts';
 import { metaSpecs } from './meta.ts';
 import { fsviewSpecs } from './fsview.ts';
 import { triageSpecs } from './triage.ts';
+import { logfileSpecs } from './logfile.ts';
+import { archivedSpecs } from './archived.ts';
+import { metadataSpecs } from './metadata.ts';
 
 export const COMMANDS: CommandSpec[] = [
   ...tableSpecs,
@@ -17,6 +20,9 @@ export const COMMANDS: CommandSpec[] = [
   ...timelineSpecs,
   ...serviceSpecs,
   ...fsviewSpecs,
+  ...logfileSpecs,
+  ...archivedSpecs,
+  ...metadataSpecs,
   ...triageSpecs,
   ...demoSpecs,
   ...metaSpecs,
