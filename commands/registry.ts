@@ -3,6 +3,7 @@ import type { CommandSpec } from './spec.ts';
 import { tableSpecs } from './table.ts';
 import { commitSpecs } from './commits.ts';
 import { compactionSpecs } from './compactions.ts';
+import { compactionServiceSpecs } from './compaction-services.ts';
 import { timelineSpecs } from './timeline.ts';
 import { serviceSpecs } from './services.ts';
 import { demoSpecs } from './demo.ts';
@@ -17,6 +18,7 @@ export const COMMANDS: CommandSpec[] = [
   ...tableSpecs,
   ...commitSpecs,
   ...compactionSpecs,
+  ...compactionServiceSpecs,
   ...timelineSpecs,
   ...serviceSpecs,
   ...fsviewSpecs,

@@ -12,9 +12,13 @@ function javaStringHash(s: string): number {
   return h;
 }
 
-/** Iteration order of a java.util.HashMap filled with `keys` (default capacity 16, load factor 0.75). */
-export function javaHashMapOrder(keys: string[]): string[] {
-  let cap = 16;
+/**
+ * Iteration order of a java.util.HashMap filled with `keys` (load factor 0.75). `initialCapacity` as
+ * given to the constructor: 16 by default; Avro's map reader uses the entry count.
+ */
+export function javaHashMapOrder(keys: string[], initialCapacity = 16): string[] {
+  let cap = 1;
+  while (cap < Math.max(1, initialCapacity)) cap *= 2;
   while (keys.length > cap * 0.75) cap *= 2;
   const bucket = (k: string) => {
     const h = javaStringHash(k);

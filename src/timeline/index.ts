@@ -1,2 +1,3 @@
 export * from './instant.ts';
 export * from './timeline.ts';
+export * from './writer.ts';

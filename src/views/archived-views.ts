@@ -4,7 +4,7 @@ import { TblError } from '../errors/index.ts';
 import type { ColumnSpec } from '../render/index.ts';
 import { fromArchivedMetaEntry, loadArchivedTimeline, type ArchivedInstant } from '../archive/index.ts';
 import { readLogFile } from '../logfile/index.ts';
-import { SCHEMAS, type CommitMetadata, type CompactionPlan, type WriteStat } from '../metadata/index.ts';
+import { SCHEMAS, commitMetadataFromRecord, type CommitMetadata, type CompactionPlan, type WriteStat } from '../metadata/index.ts';
 import type { Table } from '../table/index.ts';
 import { requireMergeOnRead } from '../table/index.ts';
 import type { Instant } from '../timeline/index.ts';
@@ -37,24 +37,9 @@ function entries(m: unknown): [string, unknown][] {
   return [];
 }
 
-const num = (v: unknown): number => (typeof v === 'number' ? v : typeof v === 'bigint' ? Number(v) : v === null || v === undefined ? 0 : Number(v));
-
 /** An archived HoodieCommitMetadata record (Avro field names, nullable numbers) as the views' CommitMetadata. */
 export function toCommitMetadata(raw: unknown): CommitMetadata {
-  const r = (raw ?? {}) as Record<string, unknown>;
-  const partitionToWriteStats: Record<string, WriteStat[]> = {};
-  for (const [p, list] of entries(r.partitionToWriteStats)) {
-    partitionToWriteStats[p] = ((list as Record<string, unknown>[] | null) ?? []).map((s) => {
-      const out: Record<string, unknown> = { ...s };
-      for (const k of ['numWrites', 'numDeletes', 'numUpdateWrites', 'numInserts', 'totalWriteBytes', 'totalWriteErrors', 'fileSizeInBytes',
-        'totalLogRecords', 'totalLogFiles', 'totalLogBlocks', 'totalCorruptLogBlock', 'totalRollbackBlocks', 'totalUpdatedRecordsCompacted']) {
-        out[k] = num(s[k]);
-      }
-      out.prevCommit = s.prevCommit === undefined ? null : s.prevCommit;
-      return out as unknown as WriteStat;
-    });
-  }
-  return { ...(r as object), partitionToWriteStats, operationType: (r.operationType as string | null) ?? null } as unknown as CommitMetadata;
+  return commitMetadataFromRecord((raw ?? {}) as Record<string, unknown>);
 }
 
 function asInstant(a: ArchivedInstant): Instant {

@@ -2,20 +2,12 @@
 import type { Table } from '../table/index.ts';
 import { loadCommits, type CommitWithMetadata } from '../table/queries.ts';
 import type { Instant } from '../timeline/index.ts';
-import { commitMetadataFromRecord } from '../metadata/index.ts';
 
 const COMMIT_ACTIONS = new Set(['commit', 'deltacommit', 'replacecommit']);
 
 export async function archivedCommits(table: Table, range: { startTs?: string; endTs?: string } = {}): Promise<CommitWithMetadata[]> {
-  const { loadArchivedTimeline } = await import('../archive/index.ts');
-  const archived = await loadArchivedTimeline(table.storage, table.basePath, {
-    layout: table.config.layoutVersion,
-    archiveDir:
-      table.config.layoutVersion === 1
-        ? `${table.metaPath}/${table.config.archiveFolder}`
-        : `${table.metaPath}/${table.config.timelinePath}/${table.config.historyPath}`,
-    ...range,
-  });
+  const { loadArchive, toCommitMetadata } = await import('./archived-views.ts');
+  const archived = await loadArchive(table, { ...range, withMetadata: true });
   return archived
     .filter((a) => COMMIT_ACTIONS.has(a.action) && a.state === 'COMPLETED' && a.metadata && typeof a.metadata === 'object')
     .map((a) => ({
@@ -28,7 +20,7 @@ export async function archivedCommits(table: Table, range: { startTs?: string; e
         files: {},
         stateActions: {},
       },
-      metadata: commitMetadataFromRecord(a.metadata as Record<string, unknown>),
+      metadata: toCommitMetadata(a.metadata),
     }))
     .sort((x, y) => (x.instant.requestedTime < y.instant.requestedTime ? 1 : -1));
 }
