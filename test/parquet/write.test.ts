@@ -48,10 +48,11 @@ describe('murmurHash (Hadoop MurmurHash2)', () => {
 });
 
 describe.skipIf(!HAVE_FIXTURES)('HoodieBloomFilter against a real Hudi file', () => {
-  const file = join(table('quickstart_trips_table/mor/avro/v6_trips_8i1u'), REAL_V6_BASE);
-  const bytes = new Uint8Array(readFileSync(file));
-  const md = parquetMetadata(ab(bytes));
-  const kv = kvOf(md);
+  // describe bodies run even when skipped: touch the fixture only when it exists
+  const file = HAVE_FIXTURES ? join(table('quickstart_trips_table/mor/avro/v6_trips_8i1u'), REAL_V6_BASE) : '';
+  const bytes = HAVE_FIXTURES ? new Uint8Array(readFileSync(file)) : new Uint8Array();
+  const md = HAVE_FIXTURES ? parquetMetadata(ab(bytes)) : (undefined as unknown as ReturnType<typeof parquetMetadata>);
+  const kv = HAVE_FIXTURES ? kvOf(md) : new Map<string, string>();
 
   it('deserializes the footer filter and contains every record key of the file', async () => {
     const f = HoodieBloomFilter.deserialize(kv.get('org.apache.hudi.bloomfilter')!, kv.get('hoodie_bloom_filter_type_code'));
@@ -106,11 +107,12 @@ describe('HoodieBloomFilter', () => {
 });
 
 describe.skipIf(!HAVE_FIXTURES)('writeHoodieParquet vs a real Hudi base file', () => {
-  const file = join(table('quickstart_trips_table/mor/avro/v6_trips_8i1u'), REAL_V6_BASE);
-  const realBytes = new Uint8Array(readFileSync(file));
-  const realMd = parquetMetadata(ab(realBytes));
-  const realKv = kvOf(realMd);
-  const avro = JSON.parse(realKv.get('parquet.avro.schema')!) as AvroRecordSchema;
+  // describe bodies run even when skipped: touch the fixture only when it exists
+  const file = HAVE_FIXTURES ? join(table('quickstart_trips_table/mor/avro/v6_trips_8i1u'), REAL_V6_BASE) : '';
+  const realBytes = HAVE_FIXTURES ? new Uint8Array(readFileSync(file)) : new Uint8Array();
+  const realMd = HAVE_FIXTURES ? parquetMetadata(ab(realBytes)) : (undefined as unknown as ReturnType<typeof parquetMetadata>);
+  const realKv = HAVE_FIXTURES ? kvOf(realMd) : new Map<string, string>();
+  const avro = (HAVE_FIXTURES ? JSON.parse(realKv.get('parquet.avro.schema')!) : {}) as AvroRecordSchema;
 
   it('produces the same physical schema as parquet-avro for the same Avro schema', () => {
     expect(avroToParquetSchema(avro).map((e) => shape(e as never))).toEqual(realMd.schema.map((e) => shape(e as never)));

@@ -1,6 +1,7 @@
 // The command specs run through commander the way commands/main.ts wires them (the registry entry is
 // the lead's), plus lock, instant-time, unschedule and validate behaviour.
-import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Command, Option } from 'commander';
@@ -49,7 +50,8 @@ describe('newInstantTime', () => {
 
 describe('FileSystemBasedLockProvider-compatible lock', () => {
   it('second taker fails with lock-held (exit 4), an expired lock is taken over, release deletes it', async () => {
-    const dir = join(tableFresh('sample_table/mor/parquet/v6_nonpartitioned'), '.hoodie');
+    const dir = join(mkdtempSync(join(tmpdir(), 'lock-')), '.hoodie');
+    mkdirSync(join(dir, '.aux'), { recursive: true });
     const s = new LocalStorage();
     const a = await acquireTableLock(s, dir);
     await expect(acquireTableLock(s, dir)).rejects.toMatchObject({ kind: 'lock-held' });
