@@ -32,7 +32,6 @@ await build({
   external: ['avsc', 'hyparquet', 'hyparquet-writer', 'hyparquet-compressors', 'ink', 'react', 'chalk', 'cli-table3'],
   sourcemap: 'linked',
   minify: true,
-  keepNames: true,
   // bundled CommonJS (commander) requires node builtins
   banner: { js: "import { createRequire as __tblcliRequire } from 'node:module'; const require = __tblcliRequire(import.meta.url);" },
   logLevel: 'warning',

@@ -3,7 +3,6 @@
 import { TblError } from '../errors/index.ts';
 import type { Storage } from '../storage/index.ts';
 import { joinPath } from '../util/index.ts';
-import { readParquetInfo } from '../parquet/read.ts';
 import { PARTITION_METAFILE } from './names.ts';
 
 export interface PartitionMetadata {
@@ -54,6 +53,8 @@ export async function readPartitionMetadata(storage: Storage, partitionDir: stri
   }
   const pq = `${text}.parquet`;
   if (await storage.exists(pq)) {
+    // the parquet reader (hyparquet + codecs) loads only for this rare variant
+    const { readParquetInfo } = await import('../parquet/read.ts');
     const info = await readParquetInfo(storage, pq);
     const props: Record<string, string> = {};
     for (const k of ['commitTime', 'partitionDepth']) if (info.keyValue[k] !== undefined) props[k] = info.keyValue[k]!;

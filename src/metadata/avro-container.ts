@@ -152,21 +152,28 @@ function readHeader(buf: Uint8Array, path: string): Header {
   return { meta, sync: buf.subarray(pos, pos + 16), end: pos + 16 };
 }
 
-// Every instant file of a timeline embeds the same few schema texts: parse each once.
+// Every instant file of a timeline embeds the same few schema texts: parse each once. The last
+// schema's raw bytes are compared first, which is much cheaper than decoding and hashing the text.
 const parsedSchemas = new Map<string, object>();
+let last: { raw: Buffer; text: string; schema: object } | undefined;
 
 function parseSchema(meta: Map<string, Uint8Array>, path: string): { text: string; schema: object } {
   const raw = meta.get('avro.schema');
   if (!raw) throw corrupt(path, 'no avro.schema in header');
+  if (last && last.raw.equals(raw)) return last;
   const text = Buffer.from(raw).toString('utf8');
   const cached = parsedSchemas.get(text);
-  if (cached) return { text, schema: cached };
+  if (cached) {
+    last = { raw: Buffer.from(raw), text, schema: cached };
+    return last;
+  }
   try {
     const schema = JSON.parse(text) as unknown;
     if (schema === null || typeof schema !== 'object') throw new Error('schema is not an object');
     if (parsedSchemas.size > 256) parsedSchemas.clear();
     parsedSchemas.set(text, schema);
-    return { text, schema: schema as object };
+    last = { raw: Buffer.from(raw), text, schema };
+    return last;
   } catch (e) {
     throw corrupt(path, 'unparseable avro.schema header', e);
   }

@@ -38,9 +38,12 @@ export function renderFlipTable(headers: string[], cells: string[][], style: Fli
     if (row.length !== columns) {
       throw new Error(`Row ${rowNo}'s ${row.length} columns != ${columns} columns`);
     }
-    row.forEach((cell, c) => {
-      for (const line of javaSplitLines(cell)) widths[c] = Math.max(widths[c]!, visibleLength(line));
-    });
+    for (let c = 0; c < columns; c++) {
+      const cell = row[c]!;
+      if (isPlain(cell)) {
+        if (cell.length > widths[c]!) widths[c] = cell.length;
+      } else for (const line of javaSplitLines(cell)) widths[c] = Math.max(widths[c]!, visibleLength(line));
+    }
   };
   measure(headers, 0);
   cells.forEach((row, i) => measure(row, i + 1));
@@ -55,13 +58,31 @@ export function renderFlipTable(headers: string[], cells: string[][], style: Fli
     out += `${ROW_START}${pad(emptyWidth, EMPTY)}${ROW_END}\n`;
     out += divider(widths, FOOTER_NO_DATA);
   } else {
+    // 20k-row listings: build each divider once, and single-line plain rows without splitting
+    const rowDivider = divider(widths, ROW_DIVIDER);
+    const parts: string[] = [out, divider(widths, HEADER_BOTTOM)];
     cells.forEach((row, i) => {
-      out += divider(widths, i === 0 ? HEADER_BOTTOM : ROW_DIVIDER);
-      out += dataLines(widths, row);
+      if (i > 0) parts.push(rowDivider);
+      parts.push(row.every(isPlain) ? plainLine(widths, row) : dataLines(widths, row));
     });
-    out += divider(widths, FOOTER);
+    parts.push(divider(widths, FOOTER));
+    return parts.join('');
   }
   return out;
+}
+
+/** No line break and no ANSI code: width is the length. */
+function isPlain(s: string): boolean {
+  return s.indexOf('\n') < 0 && s.indexOf('\u001b') < 0;
+}
+
+function plainLine(widths: number[], row: string[]): string {
+  let s = '';
+  for (let c = 0; c < row.length; c++) {
+    const text = row[c]!;
+    s += `${c === 0 ? ROW_START : COLUMN_SEPARATOR} ${text}${' '.repeat(widths[c]! - text.length)} `;
+  }
+  return `${s}${ROW_END}\n`;
 }
 
 function divider(widths: number[], format: string): string {
