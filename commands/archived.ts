@@ -2,7 +2,7 @@
 // show archived commits, show archived commit stats.
 import type { CommandSpec } from './spec.ts';
 import { parseBool } from './spec.ts';
-import { openFromOpts, outputOptions } from './shared.ts';
+import { openFromOpts, outputOptions, tableAction } from './shared.ts';
 import { requireOpt } from './commits.ts';
 
 const window = [
@@ -22,18 +22,15 @@ export const archivedSpecs: CommandSpec[] = [
       { flags: '--partition <partition>', description: 'only write stats of this partition (with --includeExtraMetadata)' },
     ],
     jsonFields: async () => (await import('../src/views/commits.ts')).commitColumns.map((c) => c.key),
-    async action(ctx, o) {
-      const table = await openFromOpts(ctx, o);
-      const v = await import('../src/views/archived-views.ts');
-      const r = await v.commitsShowArchived(table, {
+    action: tableAction(async (table, o, ctx) =>
+      (await import('../src/views/archived-views.ts')).commitsShowArchived(table, {
         extra: o.includeExtraMetadata === true,
         partition: o.partition as string | undefined,
         startTs: o.startTs as string | undefined,
         endTs: o.endTs as string | undefined,
         now: ctx.now(),
-      });
-      ctx.out.table(r.columns, r.rows, outputOptions(o));
-    },
+      }),
+    ),
   },
   {
     name: 'compactions showarchived',
@@ -41,17 +38,14 @@ export const archivedSpecs: CommandSpec[] = [
     table: { limit: -1 },
     options: [{ flags: '--includeExtraMetadata [bool]', description: 'add the plan extra metadata column', default: false, parse: parseBool }, ...window],
     jsonFields: async () => (await import('../src/views/compactions.ts')).compactionColumns(true).map((c) => c.key),
-    async action(ctx, o) {
-      const table = await openFromOpts(ctx, o);
-      const v = await import('../src/views/archived-views.ts');
-      const r = await v.compactionsShowArchived(table, {
+    action: tableAction(async (table, o, ctx) =>
+      (await import('../src/views/archived-views.ts')).compactionsShowArchived(table, {
         extra: o.includeExtraMetadata === true,
         startTs: o.startTs as string | undefined,
         endTs: o.endTs as string | undefined,
         now: ctx.now(),
-      });
-      ctx.out.table(r.columns, r.rows, outputOptions(o));
-    },
+      }),
+    ),
   },
   {
     name: 'compaction showarchived',
@@ -62,12 +56,9 @@ export const archivedSpecs: CommandSpec[] = [
       { flags: '--partition <partition>', description: 'only operations of this partition' },
     ],
     jsonFields: async () => (await import('../src/views/compactions.ts')).compactionPlanColumns.map((c) => c.key),
-    async action(ctx, o) {
-      const table = await openFromOpts(ctx, o);
-      const v = await import('../src/views/archived-views.ts');
-      const r = await v.compactionShowArchived(table, requireOpt(o, 'instant'), o.partition as string | undefined);
-      ctx.out.table(r.columns, r.rows, outputOptions(o));
-    },
+    action: tableAction(async (table, o) =>
+      (await import('../src/views/archived-views.ts')).compactionShowArchived(table, requireOpt(o, 'instant'), o.partition as string | undefined),
+    ),
   },
   {
     name: 'show archived commits',

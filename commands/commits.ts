@@ -1,7 +1,7 @@
 import { TblError } from '../src/errors/index.ts';
 import type { CommandSpec } from './spec.ts';
 import { parseBool, parseIntOpt } from './spec.ts';
-import { openFromOpts, outputOptions } from './shared.ts';
+import { openFromOpts, outputOptions, tableAction } from './shared.ts';
 
 const includeArchived = {
   flags: '--includeArchivedTimeline [bool]',
@@ -21,53 +21,41 @@ export const commitSpecs: CommandSpec[] = [
       includeArchived,
     ],
     jsonFields: async () => (await import('../src/views/commits.ts')).commitColumns.map((c) => c.key),
-    async action(ctx, o) {
-      const table = await openFromOpts(ctx, o);
-      const v = await import('../src/views/commit-results.ts');
-      const r = await v.commitsShow(table, {
+    action: tableAction(async (table, o) =>
+      (await import('../src/views/commit-results.ts')).commitsShow(table, {
         extra: o.includeExtraMetadata === true,
         partition: o.partition as string | undefined,
         archived: o.includeArchivedTimeline === true,
         limitHint: o.sortBy ? undefined : (o.limit as number),
-      });
-      ctx.out.table(r.columns, r.rows, outputOptions(o));
-    },
+      }),
+    ),
   },
   {
     name: 'commit showpartitions',
     summary: 'Show partition level details of a commit',
     table: { limit: -1 },
     options: [{ flags: '--commit <instant>', description: 'commit to show (required)' }, includeArchived],
-    async action(ctx, o) {
-      const table = await openFromOpts(ctx, o);
-      const v = await import('../src/views/commit-results.ts');
-      const r = await v.commitShowPartitions(table, requireOpt(o, 'commit'));
-      ctx.out.table(r.columns, r.rows, outputOptions(o));
-    },
+    action: tableAction(async (table, o) =>
+      (await import('../src/views/commit-results.ts')).commitShowPartitions(table, requireOpt(o, 'commit'), o.includeArchivedTimeline === true),
+    ),
   },
   {
     name: 'commit showfiles',
     summary: 'Show file level details of a commit',
     table: { limit: -1 },
     options: [{ flags: '--commit <instant>', description: 'commit to show (required)' }, includeArchived],
-    async action(ctx, o) {
-      const table = await openFromOpts(ctx, o);
-      const v = await import('../src/views/commit-results.ts');
-      const r = await v.commitShowFiles(table, requireOpt(o, 'commit'));
-      ctx.out.table(r.columns, r.rows, outputOptions(o));
-    },
+    action: tableAction(async (table, o) =>
+      (await import('../src/views/commit-results.ts')).commitShowFiles(table, requireOpt(o, 'commit'), o.includeArchivedTimeline === true),
+    ),
   },
   {
     name: 'commit show_write_stats',
     summary: 'Show write stats of a commit',
     table: { limit: -1 },
     options: [{ flags: '--commit <instant>', description: 'commit to show (required)' }, includeArchived],
-    async action(ctx, o) {
-      const table = await openFromOpts(ctx, o);
-      const v = await import('../src/views/commit-results.ts');
-      const r = await v.commitShowWriteStats(table, requireOpt(o, 'commit'));
-      ctx.out.table(r.columns, r.rows, outputOptions(o));
-    },
+    action: tableAction(async (table, o) =>
+      (await import('../src/views/commit-results.ts')).commitShowWriteStats(table, requireOpt(o, 'commit'), o.includeArchivedTimeline === true),
+    ),
   },
   {
     name: 'commits show_infights',

@@ -1,6 +1,6 @@
 import type { CommandSpec } from './spec.ts';
 import { parseBool } from './spec.ts';
-import { openFromOpts, outputOptions } from './shared.ts';
+import { openFromOpts, outputOptions, tableAction } from './shared.ts';
 import { requireOpt } from './commits.ts';
 
 export const compactionSpecs: CommandSpec[] = [
@@ -10,12 +10,9 @@ export const compactionSpecs: CommandSpec[] = [
     table: { limit: -1 },
     options: [{ flags: '--includeExtraMetadata [bool]', description: 'add the plan extra metadata column', default: false, parse: parseBool }],
     jsonFields: async () => (await import('../src/views/compactions.ts')).compactionColumns(true).map((c) => c.key),
-    async action(ctx, o) {
-      const table = await openFromOpts(ctx, o);
-      const v = await import('../src/views/service-results.ts');
-      const r = await v.compactionsShowAll(table, o.includeExtraMetadata === true);
-      ctx.out.table(r.columns, r.rows, outputOptions(o));
-    },
+    action: tableAction(async (table, o) =>
+      (await import('../src/views/service-results.ts')).compactionsShowAll(table, o.includeExtraMetadata === true),
+    ),
   },
   {
     name: 'compaction show',
@@ -26,11 +23,8 @@ export const compactionSpecs: CommandSpec[] = [
       { flags: '--partition <partition>', description: 'only operations of this partition' },
     ],
     jsonFields: async () => (await import('../src/views/compactions.ts')).compactionPlanColumns.map((c) => c.key),
-    async action(ctx, o) {
-      const table = await openFromOpts(ctx, o);
-      const v = await import('../src/views/service-results.ts');
-      const r = await v.compactionShow(table, requireOpt(o, 'instant'), o.partition as string | undefined);
-      ctx.out.table(r.columns, r.rows, outputOptions(o));
-    },
+    action: tableAction(async (table, o) =>
+      (await import('../src/views/service-results.ts')).compactionShow(table, requireOpt(o, 'instant'), o.partition as string | undefined),
+    ),
   },
 ];

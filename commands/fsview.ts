@@ -1,7 +1,7 @@
 // show fsview all|latest, stats wa, stats filesizes.
 import type { CommandSpec, OptionSpec } from './spec.ts';
 import { parseBool } from './spec.ts';
-import { openFromOpts, outputOptions } from './shared.ts';
+import { openFromOpts, outputOptions, tableAction } from './shared.ts';
 
 const viewOptions: OptionSpec[] = [
   { flags: '--baseFileOnly [bool]', description: 'only display base files', default: false, parse: parseBool },
@@ -27,12 +27,9 @@ export const fsviewSpecs: CommandSpec[] = [
       { flags: '--pathRegex <glob>', description: 'partition glob (* one level, ** any depth; default: all partitions)', default: '**' },
       ...viewOptions,
     ],
-    async action(ctx, o) {
-      const table = await openFromOpts(ctx, o);
-      const v = await import('../src/views/fsview.ts');
-      const r = await v.showFsViewAll(table, o.pathRegex as string, fsOpts(o));
-      ctx.out.table(r.columns, r.rows, outputOptions(o));
-    },
+    action: tableAction(async (table, o) =>
+      (await import('../src/views/fsview.ts')).showFsViewAll(table, o.pathRegex as string, fsOpts(o)),
+    ),
   },
   {
     name: 'show fsview latest',
@@ -43,32 +40,23 @@ export const fsviewSpecs: CommandSpec[] = [
       { flags: '--merge [bool]', description: 'merge file slices across a pending compaction', default: true, parse: parseBool },
       ...viewOptions,
     ],
-    async action(ctx, o) {
-      const table = await openFromOpts(ctx, o);
-      const v = await import('../src/views/fsview.ts');
-      const r = await v.showFsViewLatest(table, o.partitionPath as string, o.merge !== false, fsOpts(o));
-      ctx.out.table(r.columns, r.rows, outputOptions(o));
-    },
+    action: tableAction(async (table, o) =>
+      (await import('../src/views/fsview.ts')).showFsViewLatest(table, o.partitionPath as string, o.merge !== false, fsOpts(o)),
+    ),
   },
   {
     name: 'stats wa',
     summary: 'Write Amplification. Ratio of how many records were upserted to how many records were actually written',
     table: { limit: -1 },
-    async action(ctx, o) {
-      const table = await openFromOpts(ctx, o);
-      const r = await (await import('../src/views/fsview.ts')).statsWa(table);
-      ctx.out.table(r.columns, r.rows, outputOptions(o));
-    },
+    action: tableAction(async (table, o) => (await import('../src/views/fsview.ts')).statsWa(table)),
   },
   {
     name: 'stats filesizes',
     summary: 'File Sizes. Display summary stats on sizes of files',
     table: { limit: -1 },
     options: [{ flags: '--partitionPath <glob>', description: 'partition glob (default: all partitions)', default: '**' }],
-    async action(ctx, o) {
-      const table = await openFromOpts(ctx, o);
-      const r = await (await import('../src/views/fsview.ts')).statsFileSizes(table, o.partitionPath as string);
-      ctx.out.table(r.columns, r.rows, outputOptions(o));
-    },
+    action: tableAction(async (table, o) =>
+      (await import('../src/views/fsview.ts')).statsFileSizes(table, o.partitionPath as string),
+    ),
   },
 ];

@@ -2,7 +2,7 @@
 // (hudi-cli prints the table with `corrupt_block_<n>` rows too).
 import type { CommandSpec } from './spec.ts';
 import { parseBool, parseIntOpt } from './spec.ts';
-import { openFromOpts, outputOptions } from './shared.ts';
+import { openFromOpts, outputOptions, tableAction } from './shared.ts';
 import { requireOpt } from './commits.ts';
 
 const patternOption = {
@@ -17,13 +17,9 @@ export const logfileSpecs: CommandSpec[] = [
     table: { limit: -1 },
     options: [patternOption],
     jsonFields: async () => (await import('../src/views/logfile.ts')).logMetadataColumns.map((c) => c.key),
-    async action(ctx, o) {
-      const table = await openFromOpts(ctx, o);
-      const v = await import('../src/views/logfile.ts');
-      const r = await v.showLogFileMetadata(table, requireOpt(o, 'logFilePathPattern'));
-      for (const w of r.warnings) ctx.out.warn(w);
-      ctx.out.table(r.columns, r.rows, outputOptions(o));
-    },
+    action: tableAction(async (table, o) =>
+      (await import('../src/views/logfile.ts')).showLogFileMetadata(table, requireOpt(o, 'logFilePathPattern')),
+    ),
   },
   {
     name: 'show logfile records',

@@ -1,23 +1,26 @@
 // cleans, rollbacks, savepoints, restores listings.
-import type { CommandSpec } from './spec.ts';
+import type { CommandSpec, Opts } from './spec.ts';
 import { parseBool } from './spec.ts';
-import { openFromOpts, outputOptions } from './shared.ts';
+import { tableAction } from './shared.ts';
 import { requireOpt } from './commits.ts';
+import type { Table } from '../src/table/index.ts';
+import type { TableResult } from '../src/views/result.ts';
 
 type Views = typeof import('../src/views/service-results.ts');
-const views = (): Promise<Views> => import('../src/views/service-results.ts');
 
-function listing(name: string, summary: string, limit: number, run: (v: Views, o: Record<string, unknown>, t: any) => Promise<any>, options: CommandSpec['options'] = []): CommandSpec {
+function listing(
+  name: string,
+  summary: string,
+  limit: number | undefined,
+  run: (v: Views, o: Opts, t: Table) => Promise<TableResult> | TableResult,
+  options: CommandSpec['options'] = [],
+): CommandSpec {
   return {
     name,
     summary,
-    table: { limit },
+    table: limit === undefined ? undefined : { limit },
     options,
-    async action(ctx, o) {
-      const table = await openFromOpts(ctx, o);
-      const r = await run(await views(), o, table);
-      ctx.out.table(r.columns, r.rows, outputOptions(o));
-    },
+    action: tableAction(async (table, o) => run(await import('../src/views/service-results.ts'), o, table)),
   };
 }
 
@@ -30,15 +33,7 @@ export const serviceSpecs: CommandSpec[] = [
   listing('show rollback', 'Show details of a rollback instant', 10, (v, o, t) => v.showRollback(t, requireOpt(o, 'instant')), [
     { flags: '--instant <instant>', description: 'rollback instant (required)' },
   ]),
-  {
-    name: 'savepoints show',
-    summary: 'Show the savepoints',
-    async action(ctx, o) {
-      const table = await openFromOpts(ctx, o);
-      const r = await (await views()).savepointsShow(table);
-      ctx.out.table(r.columns, r.rows, outputOptions(o));
-    },
-  },
+  listing('savepoints show', 'Show the savepoints', undefined, (v, _o, t) => v.savepointsShow(t)),
   listing('show restores', 'List all restore instants', 10, (v, o, t) => v.showRestores(t, o.includeInflights === true), [
     { flags: '--includeInflights [bool]', description: 'also list pending restores', default: false, parse: parseBool },
   ]),

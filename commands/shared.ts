@@ -2,6 +2,8 @@
 import { TblError } from '../src/errors/index.ts';
 import type { OutputOptions } from '../src/io/index.ts';
 import type { Table } from '../src/table/index.ts';
+import type { TableResult } from '../src/views/result.ts';
+import type { CommandSpec } from './spec.ts';
 import type { StorageOptions } from '../src/storage/index.ts';
 import type { Ctx } from './context.ts';
 import type { Opts } from './spec.ts';
@@ -66,4 +68,20 @@ export function outputOptions(o: Opts): OutputOptions {
 
 export function wantsJson(o: Opts): boolean {
   return o.json !== undefined && o.json !== false ? true : o.format === 'json';
+}
+
+/**
+ * The action of every listing command: open the table, make the one library call, print its warnings
+ * to stderr and its rows through Output (table / csv / tsv / json).
+ */
+export function tableAction(
+  run: (table: Table, o: Opts, ctx: Ctx) => Promise<TableResult & { warnings?: string[] }>,
+  output: (o: Opts) => OutputOptions = outputOptions,
+): CommandSpec['action'] {
+  return async (ctx, o) => {
+    const table = await openFromOpts(ctx, o);
+    const r = await run(table, o, ctx);
+    for (const w of r.warnings ?? []) ctx.out.warn(w);
+    ctx.out.table(r.columns, r.rows, output(o));
+  };
 }

@@ -1,7 +1,7 @@
 // connect, desc, refresh, fetch table schema.
 import { resolve } from 'node:path';
 import type { CommandSpec } from './spec.ts';
-import { openFromOpts, outputOptions, wantsJson } from './shared.ts';
+import { openFromOpts, tableAction, wantsJson } from './shared.ts';
 import { requireOpt } from './commits.ts';
 import { saveState } from './state.ts';
 
@@ -31,11 +31,7 @@ export const tableSpecs: CommandSpec[] = [
   {
     name: 'desc',
     summary: 'Describe Hoodie Table properties',
-    async action(ctx, o) {
-      const table = await openFromOpts(ctx, o);
-      const r = (await import('../src/views/service-results.ts')).describe(table);
-      ctx.out.table(r.columns, r.rows, outputOptions(o));
-    },
+    action: tableAction(async (table) => (await import('../src/views/service-results.ts')).describe(table)),
   },
   {
     name: 'refresh',

@@ -1,8 +1,21 @@
 import type { CommandSpec } from './spec.ts';
 import { parseBool } from './spec.ts';
-import { openFromOpts, outputOptions } from './shared.ts';
+import { outputOptions, tableAction } from './shared.ts';
+import type { Table } from '../src/table/index.ts';
+import type { TableResult } from '../src/views/result.ts';
 
-function timelineSpec(name: string, incomplete: boolean, summary: string): CommandSpec {
+export interface TimelineShowOptions {
+  incomplete: boolean;
+  rollbackInfo: boolean;
+  seconds: boolean;
+}
+
+type Show = (table: Table, opts: TimelineShowOptions) => Promise<TableResult>;
+
+const dataTimeline: Show = async (table, opts) => (await import('../src/views/service-results.ts')).timelineShow(table, opts);
+
+/** `timeline show active|incomplete` and its metadata-table twin: same options and columns, `No.` first. */
+export function timelineSpec(name: string, incomplete: boolean, summary: string, show: Show = dataTimeline): CommandSpec {
   return {
     name,
     summary,
@@ -12,16 +25,10 @@ function timelineSpec(name: string, incomplete: boolean, summary: string): Comma
       { flags: '--show-time-seconds [bool]', description: 'show seconds in the file modification times', default: false, parse: parseBool },
     ],
     jsonFields: async () => ['no', ...(await import('../src/views/timeline.ts')).timelineColumns(false).map((c) => c.key)],
-    async action(ctx, o) {
-      const table = await openFromOpts(ctx, o);
-      const v = await import('../src/views/service-results.ts');
-      const r = await v.timelineShow(table, {
-        incomplete,
-        rollbackInfo: o.showRollbackInfo === true,
-        seconds: o.showTimeSeconds === true,
-      });
-      ctx.out.table(r.columns, r.rows, { ...outputOptions(o), rowNumbers: true });
-    },
+    action: tableAction(
+      (table, o) => show(table, { incomplete, rollbackInfo: o.showRollbackInfo === true, seconds: o.showTimeSeconds === true }),
+      (o) => ({ ...outputOptions(o), rowNumbers: true }),
+    ),
   };
 }
 

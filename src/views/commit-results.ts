@@ -1,6 +1,7 @@
 // One library call per commits command: read what it needs, return columns + rows.
 import type { Table } from '../table/index.ts';
-import { findCommit, inflightsOlderThan, loadCommits, loadCommitTotals } from '../table/queries.ts';
+import { TblError } from '../errors/index.ts';
+import { findCommit, inflightsOlderThan, loadCommits, loadCommitTotals, type CommitWithMetadata } from '../table/queries.ts';
 import {
   commitColumns,
   commitExtraColumns,
@@ -30,16 +31,29 @@ export async function commitsShow(
   return result(commitColumns, toCommitSummariesFromTotals(await loadCommitTotals(table, { limit: opts.limitHint })));
 }
 
-export async function commitShowPartitions(table: Table, instant: string): Promise<TableResult> {
-  return result(commitPartitionColumns, toPartitionRows(await findCommit(table, instant)));
+/** The completed commit with that time, looked up in the archived timeline too when asked. */
+async function commitFor(table: Table, instant: string, archived: boolean): Promise<CommitWithMetadata> {
+  try {
+    return await findCommit(table, instant);
+  } catch (e) {
+    if (!archived || !(e instanceof TblError) || e.kind !== 'not-found') throw e;
+    const { archivedCommits } = await import('./archived.ts');
+    const found = (await archivedCommits(table, { startTs: instant, endTs: instant })).find((c) => c.instant.requestedTime === instant);
+    if (!found) throw e;
+    return found;
+  }
 }
 
-export async function commitShowFiles(table: Table, instant: string): Promise<TableResult> {
-  return result(commitFileColumns, toWriteStatRows([await findCommit(table, instant)]));
+export async function commitShowPartitions(table: Table, instant: string, archived = false): Promise<TableResult> {
+  return result(commitPartitionColumns, toPartitionRows(await commitFor(table, instant, archived)));
 }
 
-export async function commitShowWriteStats(table: Table, instant: string): Promise<TableResult> {
-  return result(commitWriteStatsColumns, [toWriteStatsRow(await findCommit(table, instant))]);
+export async function commitShowFiles(table: Table, instant: string, archived = false): Promise<TableResult> {
+  return result(commitFileColumns, toWriteStatRows([await commitFor(table, instant, archived)]));
+}
+
+export async function commitShowWriteStats(table: Table, instant: string, archived = false): Promise<TableResult> {
+  return result(commitWriteStatsColumns, [toWriteStatsRow(await commitFor(table, instant, archived))]);
 }
 
 export async function commitsShowInflights(table: Table, mins: number, now: Date): Promise<TableResult> {
