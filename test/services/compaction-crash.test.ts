@@ -10,6 +10,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { openTable } from '../../src/table/index.ts';
 import { runCompaction } from '../../src/services/index.ts';
 import { HAVE_FIXTURES, tableFresh } from '../support/fixtures.ts';
+import { runJson } from '../support/run-cli.ts';
 import { comparable, snapshotRows } from './support/snapshot.ts';
 
 let child = '';
@@ -56,6 +57,8 @@ const EXPIRY = 400;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const TABLES = ['quickstart_trips_table/mor/avro/v6_trips_8i1u', 'quickstart_trips_table/mor/avro/v8_trips_8i3u1d'];
 const POINTS = ['after-schedule', 'after-inflight', 'after-marker', 'after-base-file', 'before-complete', 'after-complete'];
+// points where the killed attempt left `<t>.compaction.inflight`: the next run rolls it back first
+const ROLLED_BACK = new Set(['after-inflight', 'after-marker', 'after-base-file', 'before-complete']);
 
 describe.skipIf(!HAVE_FIXTURES)('compaction crash safety', () => {
   for (const id of TABLES) {
@@ -93,6 +96,44 @@ describe.skipIf(!HAVE_FIXTURES)('compaction crash safety', () => {
         // every snapshot row of a compacted file group is read from the new base file
         const newNames = new Set(newFiles.map((f) => f.split('/').pop()));
         expect(after.filter((x) => newNames.has(String(x._hoodie_file_name))).length).toBeGreaterThan(0);
+        // the plan is kept and re-executed under the same instant time
+        expect(comp[0]!.files.REQUESTED).toBeDefined();
+        expect(comp[0]!.files.INFLIGHT).toBeDefined();
+        const commits = await runJson<{ commitTime: string }[]>(['commits', 'show', '--path', base, '--limit', '1000']);
+        expect(commits.map((x) => x.commitTime)).toContain(T);
+
+        // a rollback instant for the killed attempt, exactly when it had gone inflight
+        const rollbacks = tl.instants.filter((i) => i.action === 'rollback');
+        const shown = await runJson<{ instant: string; rolledbackInstant: string; totalFilesDeleted: number }[]>(['show', 'rollbacks', '--path', base]);
+        const mine = shown.filter((x) => x.rolledbackInstant === T);
+        if (!ROLLED_BACK.has(point)) {
+          expect(mine).toHaveLength(0);
+          expect(rollbacks.filter((i) => i.requestedTime > T)).toHaveLength(0);
+          expect(r.rolledBack).toBeUndefined();
+          return;
+        }
+        expect(mine, JSON.stringify(shown)).toHaveLength(1);
+        const rb = mine[0]!.instant;
+        expect(rb > T).toBe(true);
+        const rbInstant = rollbacks.find((i) => i.requestedTime === rb)!;
+        expect(rbInstant.state).toBe('COMPLETED');
+        expect(rbInstant.files.REQUESTED && rbInstant.files.INFLIGHT).toBeTruthy();
+        expect(r.rolledBack?.rollbackInstant).toBe(rb);
+        // the rollback completed before the compaction did
+        const ct = (i: { completionTime?: string; requestedTime: string }) => i.completionTime ?? i.requestedTime;
+        if (tl.layout === 2) expect(ct(rbInstant) < ct(comp[0]!)).toBe(true);
+        const files = await runJson<{ instant: string; rolledbackInstant: string; deletedFile: string; succeeded: boolean }[]>(['show', 'rollback', '--path', base, '--instant', rb]);
+        expect(files.length).toBe(mine[0]!.totalFilesDeleted + files.filter((f) => !f.succeeded).length);
+        for (const f of files) {
+          expect(f.rolledbackInstant).toBe(`[${T}]`);
+          expect(f.deletedFile.endsWith(`_${T}.parquet`) || f.deletedFile.includes('.tblcli-tmp-'), f.deletedFile).toBe(true);
+          // a deleted file exists again only as the re-run's output (same deterministic write token)
+          if (f.succeeded && existsSync(f.deletedFile)) expect(newNames.has(f.deletedFile.split('/').pop())).toBe(true);
+        }
+        if (point === 'after-base-file' || point === 'before-complete') expect(mine[0]!.totalFilesDeleted).toBeGreaterThan(0);
+        if (point === 'after-inflight') expect(files).toHaveLength(0);
+        const active = await runJson<{ instant: string; action: string }[]>(['timeline', 'show', 'active', '--path', base, '--show-rollback-info']);
+        expect(active.find((x) => x.instant === rb)?.action).toBe(`rollback\nRolls back\n${T}`);
       }, 30_000);
     }
   }

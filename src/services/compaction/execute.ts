@@ -114,7 +114,7 @@ async function claim(table: Table, opts: RunOptions): Promise<ClaimOutcome> {
           busy ??= { instant: i.requestedTime, ageMs: now - (await lastHeartbeat(t.storage, t.metaPath, i.requestedTime)) };
           continue;
         }
-        rolledBack = await rollbackInflightCompaction(t, i.requestedTime, plan);
+        rolledBack = await rollbackInflightCompaction(t, i.requestedTime, plan, opts);
       }
       // the heartbeat exists before the inflight file, so nobody sees this attempt as dead
       const heartbeat = await startHeartbeat(t.storage, t.metaPath, i.requestedTime, opts.heartbeatIntervalMs ?? Math.min(expiry / 4, HEARTBEAT_DEFAULTS.intervalMs));
@@ -332,7 +332,7 @@ export async function runCompaction(table: Table, opts: RunOptions = {}): Promis
         await lockOf(table, { ...opts, lock: { ...opts.lock, wait: true, waitTimeoutMs: 30_000 } })(async () => {
           const t = await reopen(table);
           const i = (await t.timeline()).find(c.instant).filter(isCompaction)[0];
-          if (i?.state === 'INFLIGHT') await rollbackInflightCompaction(t, c.instant, c.plan);
+          if (i?.state === 'INFLIGHT') await rollbackInflightCompaction(t, c.instant, c.plan, opts);
         }).catch(() => undefined);
         throw e;
       }
