@@ -43,14 +43,19 @@ export function buildTable<R>(columns: ColumnSpec<R>[], rows: R[], opts: TableOp
 
   // hudi-cli: --headeronly returns before anything else is looked at, so a bad --sortBy is ignored.
   if (!opts.headerOnly) {
-    rawRows = rows.map((r) => columns.map((c) => c.value(r)));
-    if (opts.sortBy !== undefined && opts.sortBy !== '') {
-      const idx = sortIndex(columns, opts.sortBy);
+    const sorting = opts.sortBy !== undefined && opts.sortBy !== '';
+    const limited = opts.limit !== undefined && opts.limit > 0;
+    // Without a sort only the first `limit` rows are shown: do not compute values for the rest
+    // (a value may cost I/O, e.g. a file's mtime on a 60k-file timeline).
+    const source = !sorting && limited ? rows.slice(0, opts.limit) : rows;
+    rawRows = source.map((r) => columns.map((c) => c.value(r)));
+    if (sorting) {
+      const idx = sortIndex(columns, opts.sortBy!);
       const sign = opts.desc ? -1 : 1;
       // Array.prototype.sort is stable (ES2019), like Java's Stream.sorted.
       rawRows.sort((a, b) => sign * compareRaw(a[idx]!, b[idx]!));
     }
-    if (opts.limit !== undefined && opts.limit > 0) rawRows = rawRows.slice(0, opts.limit);
+    if (limited) rawRows = rawRows.slice(0, opts.limit);
   }
 
   let cells = rawRows.map((raw) => raw.map((v, i) => formatCell(columns[i]!, v)));

@@ -7,7 +7,6 @@ export interface TimelineRow {
   instant: Instant;
   /** action cell, possibly with rollback info lines */
   actionText: string;
-  times: Record<State, number | undefined>;
 }
 
 function pad(n: number): string {
@@ -37,7 +36,8 @@ export function actionWithRollbackInfo(
 }
 
 export function timelineColumns(seconds: boolean): ColumnSpec<TimelineRow>[] {
-  const t = (s: State) => (r: TimelineRow) => r.times[s] ?? null;
+  // mtimes are read only for the rows shown (listing may defer stat)
+  const t = (s: State) => (r: TimelineRow) => r.instant.files[s]?.mtimeMs ?? null;
   const fmt = (v: unknown) => formatModTime(v === null ? undefined : Number(v), seconds);
   return [
     { key: 'instant', header: 'Instant', value: (r) => r.instant.requestedTime },
@@ -50,15 +50,7 @@ export function timelineColumns(seconds: boolean): ColumnSpec<TimelineRow>[] {
 }
 
 export function toTimelineRow(instant: Instant, actionText: string = instant.action): TimelineRow {
-  return {
-    instant,
-    actionText,
-    times: {
-      REQUESTED: instant.files.REQUESTED?.mtimeMs,
-      INFLIGHT: instant.files.INFLIGHT?.mtimeMs,
-      COMPLETED: instant.files.COMPLETED?.mtimeMs,
-    },
-  };
+  return { instant, actionText };
 }
 
 export interface InflightRow {
