@@ -23,6 +23,11 @@ function key(partition: string, fileId: string): string {
   return `${partition}\u0000${fileId}`;
 }
 
+/** Table-relative path of a file in a partition ('' = the base path). */
+function relPath(partition: string, name: string): string {
+  return partition ? `${partition}/${name}` : name;
+}
+
 function iso(ms: number | undefined): string {
   return ms === undefined ? 'pending' : new Date(ms).toISOString();
 }
@@ -104,9 +109,36 @@ export async function findCollisions(scan: TableScan, opts: CollisionOptions = {
     }
   }
 
+  // listed data files per file group with the instant in their name (base files; layout-2 log files)
+  const listed = new Map<string, { rel: string; instant: string }[]>();
+  for (const { partition, files } of scan.partitions) {
+    for (const f of files) {
+      const n = parseBaseFileName(f.name) ?? parseLogFileName(f.name);
+      if (!n) continue;
+      const k = key(partition, n.fileId);
+      const l = listed.get(k);
+      const e = { rel: relPath(partition, f.name), instant: n.instant };
+      if (l) l.push(e);
+      else listed.set(k, [e]);
+    }
+  }
+  const filesOf = (t: Touch, partition: string, fileId: string): string[] =>
+    t.files.length > 0 ? t.files : (listed.get(key(partition, fileId)) ?? []).filter((e) => e.instant === t.w.instant.requestedTime).map((e) => e.rel);
+  const isLogOnly = (t: Touch) => t.files.length > 0 && t.files.every((f) => parseLogFileName(baseName(f)) !== undefined);
+  // writer pairs already reported from write stats, so the listing check does not repeat them
+  const reportedPairs = new Set<string>();
+  const pairKey = (partition: string, fileId: string, a: string, b: string) => `${key(partition, fileId)}\u0000${a < b ? a + '|' + b : b + '|' + a}`;
+
   for (const { partition, fileId, list } of touches.values()) {
     const creators = list.filter((t) => t.created);
-    if (creators.length > 1) {
+    // creators whose windows overlap are two concurrent writers (two jobs); the others created it one after another
+    const concurrent = new Set<Touch>();
+    for (let i = 0; i < creators.length; i++) {
+      for (let j = i + 1; j < creators.length; j++) {
+        if (overlaps(creators[i]!.w, creators[j]!.w, scan)) concurrent.add(creators[i]!).add(creators[j]!);
+      }
+    }
+    if (creators.length > 1 && concurrent.size < creators.length) {
       add(
         finding(
           'duplicate-create',
@@ -124,11 +156,21 @@ export async function findCollisions(scan: TableScan, opts: CollisionOptions = {
       for (let j = i + 1; j < writers.length; j++) {
         const a = writers[i]!;
         const b = writers[j]!;
-        if (a.created && b.created) continue; // already a duplicate-create
+        if (a.created && b.created && !(concurrent.has(a) && concurrent.has(b))) continue; // a duplicate-create
         if (!overlaps(a.w, b.w, scan)) continue;
+        const ta = a.w.instant.requestedTime;
+        const tb = b.w.instant.requestedTime;
+        reportedPairs.add(pairKey(partition, fileId, ta, tb));
+        const files = [...filesOf(a, partition, fileId), ...filesOf(b, partition, fileId)];
+        if (isLogOnly(a) && isLogOnly(b)) {
+          add(finding('overlapping-log-appends', 'warning', partition, fileId, [ta, tb], files,
+            `log files of file group ${fileId} in '${partition}' appended by overlapping instants ${window(a.w)}; ${window(b.w)}`));
+          continue;
+        }
+        const both = a.created && b.created;
         add(
-          finding('overlapping-writers', a.created || b.created ? 'error' : 'warning', partition, fileId, [a.w.instant.requestedTime, b.w.instant.requestedTime], [...a.files, ...b.files],
-            `instants overlapping in time both wrote file group ${fileId} in '${partition}': ${window(a.w)}; ${window(b.w)}`),
+          finding('overlapping-writers', a.created || b.created ? 'error' : 'warning', partition, fileId, [ta, tb], files,
+            `instants overlapping in time ${both ? 'both created' : 'both wrote'} file group ${fileId} in '${partition}': ${window(a.w)}; ${window(b.w)}`),
         );
       }
     }
@@ -151,7 +193,7 @@ export async function findCollisions(scan: TableScan, opts: CollisionOptions = {
       const pendingCreator = c.w.instant.state !== 'COMPLETED' && c.w.instant.requestedTime < r.instant;
       if (!createdAfter && !concurrent && !pendingCreator) continue;
       add(
-        finding('service-race', 'error', r.partition, r.fileId, [c.w.instant.requestedTime, r.instant], c.files,
+        finding('service-race', 'error', r.partition, r.fileId, [c.w.instant.requestedTime, r.instant], filesOf(c, r.partition, r.fileId),
           `create_file_id == delete_file_id = ${r.fileId} in '${r.partition}': created by ${window(c.w)}, ${r.pending ? 'held by pending clustering plan' : 'replaced by'} ${r.w ? window(r.w) : r.instant}`),
       );
     }
@@ -187,7 +229,7 @@ export async function findCollisions(scan: TableScan, opts: CollisionOptions = {
       const byBucket = new Map<number, string[]>();
       for (const g of groups) {
         const b = bucketIdFromFileId(g.fileId);
-        const files = g.slices.flatMap((s) => [s.baseFile?.name, ...s.logFiles.map((l) => l.name)]).filter((x): x is string => !!x);
+        const files = g.slices.flatMap((s) => [s.baseFile?.name, ...s.logFiles.map((l) => l.name)]).filter((x): x is string => !!x).map((n) => relPath(partition, n));
         if (b === undefined) {
           add(finding('bucket-missing-prefix', 'error', partition, g.fileId, g.slices.map((s) => s.baseInstant), files,
             `bucket-index table (${bucket.source}) holds fileId ${g.fileId} in '${partition}' without an 8-digit bucket prefix`));
@@ -205,7 +247,7 @@ export async function findCollisions(scan: TableScan, opts: CollisionOptions = {
         if (ids.length < 2) continue;
         const gs = groups.filter((g) => ids.includes(g.fileId));
         add(finding('bucket-duplicate', 'error', partition, ids.join(','), gs.flatMap((g) => g.slices.map((s) => s.baseInstant)),
-          gs.flatMap((g) => g.slices.flatMap((s) => [s.baseFile?.name, ...s.logFiles.map((x) => x.name)]).filter((x): x is string => !!x)),
+          gs.flatMap((g) => g.slices.flatMap((s) => [s.baseFile?.name, ...s.logFiles.map((x) => x.name)]).filter((x): x is string => !!x)).map((n) => relPath(partition, n)),
           `bucket ${b} in '${partition}' has ${ids.length} file groups: ${ids.join(', ')}`));
       }
     }
@@ -233,7 +275,7 @@ export async function findCollisions(scan: TableScan, opts: CollisionOptions = {
       const w = byTime.get(instant);
       const named = new Set((w?.stats ?? []).map((s) => (s.path ? baseName(s.path) : '')));
       const committed = names.filter((n) => named.has(n));
-      add(finding('duplicate-write-token', 'warning', partition, fileId, [instant], names,
+      add(finding('duplicate-write-token', 'warning', partition, fileId, [instant], names.map((n) => relPath(partition, n)),
         `${names.length} base files of file group ${fileId} for instant ${instant} with different write tokens; the instant's write stats name ${committed.length ? committed.join(', ') : 'none of them'}`));
     }
     for (const [fileId, list] of logs) {
@@ -242,7 +284,10 @@ export async function findCollisions(scan: TableScan, opts: CollisionOptions = {
         for (const l of list) byVersion.set(`${l.instant}.${l.version}`, [...(byVersion.get(`${l.instant}.${l.version}`) ?? []), l]);
         for (const [v, ls] of byVersion) {
           if (ls.length < 2) continue;
-          add(finding('overlapping-log-appends', 'warning', partition, fileId, [ls[0]!.instant], ls.map((l) => l.name),
+          // layout-1 log names carry the base instant: the writers are the instants whose stats name the files
+          const rels = ls.map((l) => relPath(partition, l.name));
+          const writers = scan.writes.filter((w) => w.stats.some((s) => s.path !== null && rels.includes(s.path))).map((w) => w.instant.requestedTime);
+          add(finding('overlapping-log-appends', 'warning', partition, fileId, writers.length > 0 ? writers : [ls[0]!.instant], rels,
             `log version ${v} of file group ${fileId} written by ${ls.length} writers (write tokens ${ls.map((l) => l.token ?? 'none').join(', ')})`));
         }
         continue;
@@ -253,9 +298,9 @@ export async function findCollisions(scan: TableScan, opts: CollisionOptions = {
           const a = byTime.get(instants[i]!);
           const b = byTime.get(instants[j]!);
           if (!a || !b || SERVICE_ACTIONS.has(a.instant.effectiveAction) || SERVICE_ACTIONS.has(b.instant.effectiveAction)) continue;
-          if (!overlaps(a, b, scan)) continue;
+          if (!overlaps(a, b, scan) || reportedPairs.has(pairKey(partition, fileId, instants[i]!, instants[j]!))) continue;
           add(finding('overlapping-log-appends', 'warning', partition, fileId, [instants[i]!, instants[j]!],
-            list.filter((l) => l.instant === instants[i] || l.instant === instants[j]).map((l) => l.name),
+            list.filter((l) => l.instant === instants[i] || l.instant === instants[j]).map((l) => relPath(partition, l.name)),
             `log files of file group ${fileId} appended by overlapping instants ${window(a)}; ${window(b)}`));
         }
       }
@@ -282,7 +327,8 @@ async function duplicateKeys(scan: TableScan): Promise<Finding[]> {
     if (dup.length === 0) continue;
     const groups = [...new Set(dup.flatMap(([, ids]) => ids))].sort();
     const sample = dup.slice(0, 5).map(([k, ids]) => `${k} in ${ids.join(' and ')}`);
-    out.push(finding('duplicate-keys', 'error', partition, groups.join(','), [], slices.filter((s) => groups.includes(s.fileId)).map((s) => s.baseFile?.name ?? s.fileId),
+    const involved = slices.filter((s) => groups.includes(s.fileId));
+    out.push(finding('duplicate-keys', 'error', partition, groups.join(','), involved.map((s) => s.baseInstant), involved.flatMap((s) => [s.baseFile?.name, ...s.logFiles.map((l) => l.name)]).filter((x): x is string => !!x).map((n) => relPath(partition, n)),
       `${dup.length} record key(s) in more than one file group of '${partition}': ${sample.join('; ')}${dup.length > 5 ? '; …' : ''}`));
   }
   return out;

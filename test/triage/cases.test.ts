@@ -17,7 +17,7 @@ describe('collision cases', () => {
     copyFileSync(join(part, c), join(part, retried));
     const f = (await findCollisions(await scanOf(dir))).filter((x) => x.kind === 'duplicate-write-token');
     expect(f).toHaveLength(1);
-    expect(f[0]).toMatchObject({ severity: 'warning', partition: 'region=apac', fileId, instants: [rest.split('.')[0]], files: [c, retried].sort() });
+    expect(f[0]).toMatchObject({ severity: 'warning', partition: 'region=apac', fileId, instants: [rest.split('.')[0]], files: [c, retried].map((n) => `region=apac/${n}`).sort() });
     expect(f[0]!.evidence).toContain(`the instant's write stats name ${c}`);
   });
 
