@@ -1,7 +1,7 @@
 // Parquet read adapter over hyparquet (+ hyparquet-compressors for GZIP, Hudi's default, ZSTD, ...).
 // Reads go through Storage range reads, so a footer costs two small requests over WebHDFS.
 import { parquetMetadataAsync, parquetReadObjects, parquetSchema } from 'hyparquet';
-import type { AsyncBuffer, FileMetaData, SchemaTree } from 'hyparquet';
+import type { AsyncBuffer, FileMetaData, ParquetParsers, SchemaTree } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
 import { TblError } from '../errors/index.ts';
 import { asyncBufferOf, type Storage } from '../storage/index.ts';
@@ -23,7 +23,18 @@ export interface ReadRowsOptions {
   columns?: string[];
   rowStart?: number;
   rowEnd?: number;
+  /**
+   * INT64 TIMESTAMP columns as the raw bigint (micros/millis/nanos as stored) instead of a JS Date,
+   * which keeps only milliseconds; what a rewrite (compaction) needs. Default false.
+   */
+  rawTimestamps?: boolean;
 }
+
+const RAW_TIMESTAMPS = {
+  timestampFromMilliseconds: (v: bigint) => v,
+  timestampFromMicroseconds: (v: bigint) => v,
+  timestampFromNanoseconds: (v: bigint) => v,
+} as unknown as ParquetParsers;
 
 /** An AsyncBuffer over bytes already in memory (parquet data blocks inside log files). */
 export function bytesAsyncBuffer(bytes: Uint8Array): AsyncBuffer {
@@ -71,6 +82,7 @@ export async function readParquetRowsFrom(
       rowStart: opts.rowStart,
       rowEnd: opts.rowEnd,
       compressors,
+      ...(opts.rawTimestamps ? { parsers: RAW_TIMESTAMPS } : {}),
     })) as ParquetRow[];
   } catch (e) {
     throw wrap(e, path, 'cannot read parquet rows of');
