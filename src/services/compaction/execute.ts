@@ -3,7 +3,7 @@
 // then, under the lock again, the completed `commit` (JSON on layout 1, Avro `<t>_<ct>.commit` on layout 2).
 import { TblError } from '../../errors/index.ts';
 import { formatBaseFileName, formatWriteToken } from '../../fs-view/index.ts';
-import { mergeConfigFromProperties, mergeFileSlice, type MergeConfig } from '../../merge/index.ts';
+import { mergeConfigFromProperties, type MergeConfig } from '../../merge/index.ts';
 import {
   decodeCompactionPlan,
   encodeCommitMetadataAvro,
@@ -24,6 +24,7 @@ import { HEARTBEAT_DEFAULTS, heartbeatPath, isHeartbeatExpired, lastHeartbeat, s
 import { createMarker, deleteMarkerDir, markerDir } from '../markers.ts';
 import { METRICS } from './plan.ts';
 import { rollbackInflightCompaction, type RollbackResult } from './rollback.ts';
+import { mergeSliceStreaming } from './slice-merge.ts';
 
 export interface RunOptions extends ServiceOptions {
   /** compaction instant to run (default: the earliest pending plan, as HoodieCompactor) */
@@ -166,26 +167,27 @@ async function compactOperation(ctx: OpContext, op: CompactionOperation, index: 
   const started = Date.now();
   const baseFile = op.dataFilePath ? { path: joinPath(dir, op.dataFilePath), ext: 'parquet', size: (await storage.stat(joinPath(dir, op.dataFilePath))).size } : undefined;
   const logFiles = await Promise.all((op.deltaFilePaths ?? []).map(async (n) => ({ path: joinPath(dir, n), size: (await storage.stat(joinPath(dir, n))).size })));
-  const merged = await mergeFileSlice(storage, { partition, fileId, baseFile, logFiles }, { config: ctx.config, isValidInstant: ctx.isValidInstant });
-  const scanMs = Date.now() - started;
-  if (ctx.deadline !== undefined && Date.now() > ctx.deadline) throw maxDurationError(ctx);
-
   const fileName = formatBaseFileName({ fileId, writeToken: formatWriteToken(index, 0, 0), instant, ext: 'parquet' });
-  const rows = merged.rows.map((r, n) => {
-    const out: Record<string, unknown> = { ...r };
+  // rows are fixed up in place: base rows are fresh objects from the reader, log rows are used once
+  const rows: Record<string, unknown>[] = [];
+  const s = await mergeSliceStreaming(storage, { partition, fileId, baseFile, logFiles }, { config: ctx.config, isValidInstant: ctx.isValidInstant }, (out, key) => {
+    const n = rows.length;
     // compaction preserves commit time and seqno; the file name always points at the new file
     out._hoodie_commit_time ??= instant;
     out._hoodie_commit_seqno ??= `${instant}_${index}_${n}`;
-    out._hoodie_record_key ??= merged.keys[n];
+    out._hoodie_record_key ??= key;
     out._hoodie_partition_path ??= partition;
     out._hoodie_file_name = fileName;
     for (const f of ctx.microsFields) {
       const v = out[f];
-      // base-file rows come back from hyparquet as Date (ms); the column holds micros
+      // log rows from parquet data blocks still come back as Date (ms); the column holds micros
       if (v instanceof Date) out[f] = BigInt(v.getTime()) * 1000n;
     }
-    return out;
+    rows.push(out);
   });
+  const scanMs = Date.now() - started;
+  if (ctx.deadline !== undefined && Date.now() > ctx.deadline) throw maxDurationError(ctx);
+
   const writeStart = Date.now();
   const file = writeHoodieParquet({ schema: ctx.writerSchema, rows, codec: ctx.opts.codec, rowGroupSize: ctx.opts.rowGroupSize });
   ctx.opts.onPoint?.('before-base-file');
@@ -195,7 +197,6 @@ async function compactOperation(ctx: OpContext, op: CompactionOperation, index: 
   await storage.writeNew(path, file.bytes);
   ctx.opts.onPoint?.('after-base-file');
   const writeMs = Date.now() - writeStart;
-  const s = merged.stats;
   const logInserts = rows.length - (s.baseRecords - s.totalDeletedRecords);
   const size = file.bytes.length;
   ctx.opts.onProgress?.({ type: 'file-written', partition, fileId, path, records: rows.length, bytes: size });
