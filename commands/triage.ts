@@ -17,10 +17,21 @@ const OLDER_THAN = { flags: '--older-than <duration>', description: 'only files/
 const BUCKET_INDEX = { flags: '--bucket-index <n>', description: 'the table uses the bucket index with n buckets (default: table config, else inferred from fileIds)', parse: parseIntOpt };
 const EXIT_CODE = { flags: '--exit-code [bool]', description: `exit ${EXIT_FINDINGS} when a finding is at warning or above`, default: false, parse: parseBool };
 
+/** `--dir`: table-relative, or an absolute path; one below the base path becomes table-relative. */
+function dirOpt(o: Opts, basePath: string): { dir?: string; outside?: string } {
+  if (typeof o.dir !== 'string') return {};
+  const d = o.dir.length > 1 ? o.dir.replace(/\/+$/, '') : o.dir;
+  if (!d.startsWith('/')) return { dir: d };
+  if (d === basePath) return { dir: '' };
+  if (d.startsWith(`${basePath}/`)) return { dir: d.slice(basePath.length + 1) };
+  return { dir: d, outside: d };
+}
+
 async function scan(ctx: Ctx, o: Opts) {
   const table = await openFromOpts(ctx, o);
   const t = await import('../src/triage/index.ts');
-  const s = await t.scanTable(table, { now: ctx.now(), concurrency: o.concurrency as number | undefined });
+  const { outside } = dirOpt(o, table.basePath);
+  const s = await t.scanTable(table, { now: ctx.now(), concurrency: o.concurrency as number | undefined, ...(outside ? { outsideDirs: [outside] } : {}) });
   for (const w of s.warnings) ctx.out.warn(w);
   return { t, s };
 }
@@ -58,7 +69,7 @@ export const triageSpecs: CommandSpec[] = [
     table: { limit: -1 },
     options: [
       OLDER_THAN,
-      { flags: '--dir <dir>', description: 'only this table-relative directory' },
+      { flags: '--dir <dir>', description: 'only this table-relative directory; an absolute directory outside the table (a Flink file-sink dir next to it) is listed for .inprogress/.pending part files' },
       { flags: '--delete [bool]', description: 'move the deletable orphans to .hoodie/.tblcli-trash/<run>/ (needs --yes)', default: false, parse: parseBool },
       { flags: '--purge [bool]', description: 'with --delete: remove instead of moving to the trash', default: false, parse: parseBool },
       { flags: '--yes [bool]', description: 'confirm --delete', default: false, parse: parseBool },
@@ -74,13 +85,15 @@ export const triageSpecs: CommandSpec[] = [
       if (o.purge === true && o.delete !== true) throw new TblError('usage', '--purge only works together with --delete --yes');
       const { t, s } = await scan(ctx, o);
       const ms = olderThanMs(t, o);
-      const orphans = t.findOrphans(s, { olderThanMs: ms, dir: o.dir as string | undefined });
+      const orphans = t.findOrphans(s, { olderThanMs: ms, dir: dirOpt(o, s.table.basePath).dir });
       const v = await import('../src/views/triage.ts');
       if (o.delete === true) {
         const r = await t.deleteOrphans(s, orphans, { purge: o.purge === true, olderThanMs: ms });
         ctx.out.table(v.deleteColumns, r.results, outputOptions(o));
         const moved = r.results.filter((x) => x.action !== 'kept').length;
-        ctx.out.info(o.purge === true ? `purged ${moved} orphan(s)` : `moved ${moved} orphan(s) to ${s.table.storage.uri(r.trash)}`);
+        const outside = dirOpt(o, s.table.basePath).outside;
+        const trash = outside ? `${outside}/.tblcli-trash/${r.run}` : r.trash;
+        ctx.out.info(o.purge === true ? `purged ${moved} orphan(s)` : `moved ${moved} orphan(s) to ${s.table.storage.uri(trash)}`);
         return 0;
       }
       ctx.out.table(v.orphanColumns, orphans, outputOptions(o));

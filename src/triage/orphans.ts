@@ -12,8 +12,16 @@ export const DEFAULT_OLDER_THAN_MS = 60 * 60 * 1000;
 export interface OrphanOptions {
   /** only files (and instants) older than this count as abandoned; default 1 h */
   olderThanMs?: number;
-  /** restrict file orphans to this table-relative directory (default: the whole table) */
+  /**
+   * restrict file orphans to this table-relative directory (default: the whole table); an absolute
+   * directory outside the table (listed by scanTable's outsideDirs) reports only its Flink part files
+   */
   dir?: string;
+}
+
+/** Whether `dir` names a directory outside the table (an absolute path not below the base path). */
+export function isOutsideDir(scan: TableScan, dir: string | undefined): boolean {
+  return dir !== undefined && dir.startsWith('/') && relativeTo(scan.table.basePath, dir) === undefined;
 }
 
 // `.part-<uuid>-<n>.inprogress.<uuid>`, `part-<uuid>-<n>.pending.<uuid>` (hidden or not)
@@ -31,7 +39,8 @@ export function findOrphans(scan: TableScan, opts: OrphanOptions = {}): Orphan[]
   const olderThan = opts.olderThanMs ?? DEFAULT_OLDER_THAN_MS;
   const now = scan.now.getTime();
   const out: Orphan[] = [];
-  const within = (rel: string) => opts.dir === undefined || opts.dir === '' || rel === opts.dir || rel.startsWith(`${opts.dir.replace(/\/$/, '')}/`);
+  const outsideOnly = isOutsideDir(scan, opts.dir);
+  const within = (rel: string) => !outsideOnly && (opts.dir === undefined || opts.dir === '' || rel === opts.dir || rel.startsWith(`${opts.dir.replace(/\/$/, '')}/`));
 
   const push = (o: Omit<Orphan, 'ageSeconds' | 'deletable' | 'severity'> & { severity?: Severity; reportOnly?: string }) => {
     const ageMs = now - o.mtimeMs;
@@ -78,6 +87,16 @@ export function findOrphans(scan: TableScan, opts: OrphanOptions = {}): Orphan[]
     push({ ...base, kind: 'unparseable', reason: ORPHAN_TEXT.unparseable });
   }
 
+  // a directory outside the table (a Flink file sink next to it): only unfinished part files are orphans there
+  for (const o of scan.outside) {
+    if (outsideOnly && o.root !== opts.dir!.replace(/\/$/, '')) continue;
+    for (const f of o.files) {
+      const flink = isFlinkLeftover(f.name);
+      if (flink) push({ path: joinPath(o.root, f.rel), root: o.root, size: f.size, mtimeMs: f.mtimeMs, kind: 'flink-leftover', reason: `${ORPHAN_TEXT['flink-leftover']} (${flink})` });
+    }
+  }
+  if (outsideOnly) return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+
   // marker dirs: completed instants should have none; abandoned ones keep theirs forever
   if (opts.dir === undefined || opts.dir === '' || within('.hoodie/.temp')) {
     for (const m of scan.markerDirs) {
@@ -99,8 +118,10 @@ export function findOrphans(scan: TableScan, opts: OrphanOptions = {}): Orphan[]
     const hb = heartbeatOf(scan, i.requestedTime);
     if (hb === 'alive') continue;
     const file = i.files[i.state]!;
+    const rel = relativeTo(scan.table.basePath, file.path) ?? file.name;
+    if (opts.dir && !within(rel)) continue;
     push({
-      path: relativeTo(scan.table.basePath, file.path) ?? file.name,
+      path: rel,
       size: file.size,
       mtimeMs: start,
       kind: 'stuck-instant',
@@ -152,7 +173,7 @@ export async function deleteOrphans(scan: TableScan, orphans: Orphan[], opts: De
       keep(o.keepReason ?? 'not deletable');
       continue;
     }
-    const abs = joinPath(scan.table.basePath, o.path);
+    const abs = o.root ? o.path : joinPath(scan.table.basePath, o.path);
     let st;
     try {
       st = await storage.stat(abs);
@@ -179,14 +200,15 @@ export async function deleteOrphans(scan: TableScan, orphans: Orphan[], opts: De
       results.push({ path: o.path, kind: o.kind, action: 'purged', size: o.size });
       continue;
     }
-    const dest = joinPath(trash, o.path);
+    // a file outside the table goes to that directory's own trash, never into the table
+    const dest = o.root ? joinPath(o.root, '.tblcli-trash', run, relativeTo(o.root, o.path) ?? o.path) : joinPath(trash, o.path);
     await storage.mkdirs(parentPath(dest));
     try {
       await storage.rename(abs, dest);
     } catch (e) {
       throw new TblError('storage', `could not move ${storage.uri(abs)} to ${storage.uri(dest)}: ${(e as Error).message}`, { path: storage.uri(abs), cause: e });
     }
-    results.push({ path: o.path, kind: o.kind, action: 'moved', to: relativeTo(scan.table.basePath, dest) ?? dest, size: o.size });
+    results.push({ path: o.path, kind: o.kind, action: 'moved', to: o.root ? dest : (relativeTo(scan.table.basePath, dest) ?? dest), size: o.size });
   }
   return { run, trash, results };
 }

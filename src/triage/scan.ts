@@ -1,8 +1,8 @@
 // One pass over a table for triage: the listing of every file outside .hoodie, the timeline with the
 // write stats of every write instant (completed metadata; inflight workload for pending ones), pending
 // plans, marker dirs and heartbeats, and the file-system view assembled from the same listing.
-import { StorageError } from '../errors/index.ts';
-import { decodeCommitMetadata, type WriteStat } from '../metadata/index.ts';
+import { StorageError, TblError } from '../errors/index.ts';
+import { decodeCommitMetadata } from '../metadata/index.ts';
 import { mapLimit, type FileStatus, type Storage } from '../storage/index.ts';
 import { viewTimelineOf, type Table } from '../table/index.ts';
 import { WRITE_ACTIONS, type Instant, type Timeline } from '../timeline/index.ts';
@@ -27,10 +27,19 @@ export interface ListedFile extends FileStatus {
   dir: string;
 }
 
+/** The part of a HoodieWriteStat triage uses (the full stats of a 200k-file table cost hundreds of MB). */
+export interface WriteRef {
+  fileId: string;
+  partitionPath: string;
+  prevCommit: string | null;
+  /** table-relative path; null in an inflight workload profile */
+  path: string | null;
+}
+
 export interface InstantWrites {
   instant: Instant;
   /** stats of the completed file, or of the inflight workload profile of a pending instant */
-  stats: WriteStat[];
+  stats: WriteRef[];
   /** partitionToReplaceFileIds of a completed replacecommit */
   replaced: { partition: string; fileId: string }[];
   /** epoch ms of the requested time */
@@ -46,6 +55,14 @@ export interface MarkerDir {
   size: number;
   mtimeMs: number;
   files: number;
+}
+
+/** A directory outside the table listed for `orphans --dir` (e.g. a Flink file-sink dir next to it). */
+export interface OutsideDir {
+  /** absolute storage path */
+  root: string;
+  /** files below it; `rel`/`dir` relative to root; its own .tblcli-trash is skipped */
+  files: ListedFile[];
 }
 
 export interface TableScan {
@@ -64,12 +81,15 @@ export interface TableScan {
   markerDirs: MarkerDir[];
   /** heartbeat file mtime by instant */
   heartbeats: Map<string, number>;
+  outside: OutsideDir[];
   warnings: string[];
 }
 
 export interface ScanOptions {
   now?: Date;
   concurrency?: number;
+  /** absolute directories outside the base path to list as well (orphans --dir) */
+  outsideDirs?: string[];
 }
 
 async function listOrEmpty(storage: Storage, dir: string): Promise<FileStatus[]> {
@@ -82,24 +102,33 @@ async function listOrEmpty(storage: Storage, dir: string): Promise<FileStatus[]>
 }
 
 /** Lists every file under `root`, level by level, skipping `skip` dirs (absolute paths). */
-export async function walk(storage: Storage, root: string, skip: ReadonlySet<string>, concurrency = 16): Promise<{ files: FileStatus[]; dirs: Map<string, FileStatus[]> }> {
+export async function walk(storage: Storage, root: string, skip: ReadonlySet<string>, concurrency = 16): Promise<FileStatus[]> {
   const files: FileStatus[] = [];
-  const dirs = new Map<string, FileStatus[]>();
   let level = [root];
   while (level.length > 0) {
     const listed = await mapLimit(level, concurrency, (d) => listOrEmpty(storage, d));
     const next: string[] = [];
-    listed.forEach((entries, i) => {
-      dirs.set(level[i]!, entries);
+    for (const entries of listed) {
       for (const e of entries) {
         if (e.isDirectory) {
           if (!skip.has(e.path)) next.push(e.path);
         } else files.push(e);
       }
-    });
+    }
     level = next;
   }
-  return { files, dirs };
+  return files;
+}
+
+/** Adds `rel`/`dir` to the listed statuses in place (a copy would keep the whole listing twice). */
+function toListed(statuses: FileStatus[], basePath: string): ListedFile[] {
+  for (const f of statuses as ListedFile[]) {
+    const rel = relativeTo(basePath, f.path) ?? f.name;
+    const slash = rel.lastIndexOf('/');
+    f.rel = rel;
+    f.dir = slash < 0 ? '' : rel.slice(0, slash);
+  }
+  return statuses as ListedFile[];
 }
 
 export function instantMs(t: string, table: Table): number | undefined {
@@ -119,11 +148,7 @@ export async function scanTable(table: Table, opts: ScanOptions = {}): Promise<T
     listOrEmpty(storage, joinPath(metaPath, '.temp')),
   ]);
 
-  const files: ListedFile[] = walked.files.map((f) => {
-    const rel = relativeTo(basePath, f.path) ?? f.name;
-    const slash = rel.lastIndexOf('/');
-    return { ...f, rel, dir: slash < 0 ? '' : rel.slice(0, slash) };
-  });
+  const files = toListed(walked, basePath);
 
   // partitions as the fs-view defines them: dirs holding partition metadata, or the root holding data files
   const byDir = new Map<string, ListedFile[]>();
@@ -153,8 +178,10 @@ export async function scanTable(table: Table, opts: ScanOptions = {}): Promise<T
     const planOnly = i.state !== 'COMPLETED' && ['compaction', 'logcompaction', 'clustering'].includes(i.effectiveAction);
     if (!state || !file || file.size === 0 || planOnly) return out;
     try {
-      const m = decodeCommitMetadata(await tl.read(i, state), { path: storage.uri(file.path) });
-      for (const stats of Object.values(m.partitionToWriteStats)) out.stats.push(...stats);
+      const m = decodeCommitMetadata(await tl.read(i, state, false), { path: storage.uri(file.path) });
+      for (const stats of Object.values(m.partitionToWriteStats)) {
+        for (const s of stats) out.stats.push({ fileId: s.fileId, partitionPath: s.partitionPath, prevCommit: s.prevCommit ?? null, path: s.path ?? null });
+      }
       if (state === 'COMPLETED') {
         for (const [partition, ids] of Object.entries(m.partitionToReplaceFileIds ?? {})) {
           for (const fileId of ids) out.replaced.push({ partition, fileId });
@@ -176,15 +203,21 @@ export async function scanTable(table: Table, opts: ScanOptions = {}): Promise<T
       const inner = await walk(storage, d.path, new Set(), concurrency);
       let size = 0;
       let mtimeMs = d.mtimeMs;
-      for (const f of inner.files) {
+      for (const f of inner) {
         size += f.size;
         mtimeMs = Math.max(mtimeMs, f.mtimeMs);
       }
-      return { instant: d.name, rel: relativeTo(basePath, d.path) ?? d.name, path: d.path, size, mtimeMs, files: inner.files.length };
+      return { instant: d.name, rel: relativeTo(basePath, d.path) ?? d.name, path: d.path, size, mtimeMs, files: inner.length };
     },
   );
 
-  return { table, tl, now, layout: table.config.layoutVersion, files, partitions, partitionSet: new Set(partitions.map((p) => p.partition)), view, viewTimeline, writes, markerDirs, heartbeats, warnings };
+  const outside: OutsideDir[] = [];
+  for (const root of opts.outsideDirs ?? []) {
+    if (!(await storage.exists(root))) throw new TblError('not-found', `${storage.uri(root)}: no such directory`, { path: storage.uri(root) });
+    outside.push({ root, files: toListed(await walk(storage, root, new Set([joinPath(root, '.tblcli-trash')]), concurrency), root) });
+  }
+
+  return { table, tl, now, layout: table.config.layoutVersion, files, partitions, partitionSet: new Set(partitions.map((p) => p.partition)), view, viewTimeline, writes, markerDirs, heartbeats, outside, warnings };
 }
 
 /** Heartbeat state of an instant (HoodieHeartbeatUtils: missing file ⇒ expired). */

@@ -47,8 +47,10 @@ export type OrphanKind =
 
 export interface Orphan {
   kind: OrphanKind;
-  /** table-relative path ('.hoodie/.temp/<t>' for marker dirs, the timeline file for stuck instants) */
+  /** table-relative path ('.hoodie/.temp/<t>' for marker dirs, the timeline file for stuck instants); absolute below `root` */
   path: string;
+  /** set for files of a directory outside the table (orphans --dir): that directory, absolute */
+  root?: string;
   /** bytes (a directory: the sum of its files) */
   size: number;
   /** newest modification time, epoch ms */
