@@ -1,7 +1,7 @@
 import { TblError } from '../src/errors/index.ts';
 import type { CommandSpec } from './spec.ts';
 import { parseBool, parseIntOpt } from './spec.ts';
-import { openFromOpts, outputOptions, tableAction } from './shared.ts';
+import { openFromOpts, outputOptions, tableAction, wantsJson } from './shared.ts';
 
 const includeArchived = {
   flags: '--includeArchivedTimeline [bool]',
@@ -66,7 +66,7 @@ export const commitSpecs: CommandSpec[] = [
       const table = await openFromOpts(ctx, o);
       const v = await import('../src/views/commit-results.ts');
       const r = await v.commitsShowInflights(table, o.durationInMins as number, ctx.now());
-      if (r.rows.length === 0 && !outputOptions(o).json) {
+      if (r.rows.length === 0 && !wantsJson(o)) {
         ctx.out.text('No inflight instants are found.');
         return;
       }
@@ -85,7 +85,7 @@ export const commitSpecs: CommandSpec[] = [
       const target = await openFromOpts(ctx, { ...o, table: requireOpt(o, 'path') }, 'table');
       const v = await import('../src/views/commit-results.ts');
       const r = await v.commitsCompare(source, target);
-      if (outputOptions(o).json) ctx.out.json(r);
+      if (wantsJson(o)) ctx.out.json(r);
       else ctx.out.text(r.message);
     },
   },

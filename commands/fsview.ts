@@ -16,6 +16,7 @@ const fsOpts = (o: Record<string, unknown>) => ({
   maxInstant: (o.maxInstant as string) || undefined,
   includeMax: o.includeMax === true,
   includeInflight: o.includeInflight === true,
+  excludeCompaction: o.excludeCompaction === true,
 });
 
 export const fsviewSpecs: CommandSpec[] = [

@@ -39,6 +39,11 @@ export function tokenize(line: string): string[] {
   return out;
 }
 
+/** History never keeps a delegation token (issue 3: tokens appear nowhere). */
+export function redactSecrets(line: string): string {
+  return line.replace(/(--delegation-token(?:=|\s+))(\S+)/g, '$1***');
+}
+
 export function prompt(tableName: string | undefined): string {
   return tableName ? `hudi:${tableName}->` : 'hudi->';
 }
@@ -70,7 +75,7 @@ export async function runShell(ctx: Ctx, run: (argv: string[], ctx: Ctx) => Prom
   for await (const line of rl) {
     const argv = tokenize(line.trim());
     if (argv.length > 0) {
-      await appendFile(historyFile, `${line.trim()}\n`).catch(() => undefined);
+      await appendFile(historyFile, `${redactSecrets(line.trim())}\n`).catch(() => undefined);
       if (argv[0] === 'exit' || argv[0] === 'quit') break;
       last = await run(argv[0] === 'help' ? ['--help', ...argv.slice(1)] : argv, ctx);
     }

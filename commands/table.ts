@@ -1,5 +1,6 @@
 // connect, desc, refresh, fetch table schema.
 import { resolve } from 'node:path';
+import { TblError } from '../src/errors/index.ts';
 import type { CommandSpec } from './spec.ts';
 import { openFromOpts, tableAction, wantsJson } from './shared.ts';
 import { requireOpt } from './commits.ts';
@@ -52,12 +53,24 @@ export const tableSpecs: CommandSpec[] = [
       const table = await openFromOpts(ctx, o);
       const { latestTableSchema, prettySchema } = await import('../src/table/schema.ts');
       const s = await latestTableSchema(table);
-      if (wantsJson(o)) return void ctx.out.json({ schema: JSON.parse(s.schema), source: s.source });
+      if (wantsJson(o)) {
+        let schema: unknown = s.schema;
+        try {
+          schema = JSON.parse(s.schema);
+        } catch {
+          // not JSON: hand it over as the string it is
+        }
+        return void ctx.out.json({ schema, source: s.source });
+      }
       const out = o.outputFilePath as string | undefined;
       if (out) {
         const { writeFile } = await import('node:fs/promises');
         const file = resolve(ctx.cwd, out);
-        await writeFile(file, prettySchema(s.schema));
+        try {
+          await writeFile(file, prettySchema(s.schema));
+        } catch (e) {
+          throw new TblError('usage', `cannot write ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { path: file, cause: e });
+        }
         ctx.out.text(`Latest table schema written to ${file}`);
       } else ctx.out.text(`Latest table schema ${prettySchema(s.schema)}`);
     },

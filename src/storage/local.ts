@@ -57,6 +57,8 @@ function toStatus(path: string, st: import('node:fs').Stats): FileStatus {
  * Statuses whose size and mtime are read (stat(2), synchronously, once) on first access: a 60k-file
  * timeline directory lists in milliseconds when only names are needed.
  */
+const GONE = { size: 0, mtimeMs: 0, isDirectory: () => false } as unknown as import('node:fs').Stats;
+
 function lazyStatuses(dir: string, entries: import('node:fs').Dirent[]): FileStatus[] {
   const out: FileStatus[] = [];
   for (const d of entries) {
@@ -68,7 +70,9 @@ function lazyStatuses(dir: string, entries: import('node:fs').Dirent[]): FileSta
         try {
           st = statSync(path);
         } catch (e) {
-          throw fail('stat', path, e);
+          // deleted since the listing (an archiver or cleaner ran): report it as an empty, epoch-old file
+          if (codeOf(e) !== 'not-found') throw fail('stat', path, e);
+          return GONE;
         }
       }
       return st;

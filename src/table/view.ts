@@ -21,7 +21,12 @@ function slicePartition(p: string | null | undefined, dataFilePath: string | nul
   return inner.includes('/') ? inner.slice(0, inner.lastIndexOf('/')) : '';
 }
 
-export async function viewTimelineOf(table: Table): Promise<ViewTimeline> {
+export interface ViewTimelineOptions {
+  /** hudi-cli --excludeCompaction: build the view on the commits timeline, ignoring pending compactions */
+  excludeCompaction?: boolean;
+}
+
+export async function viewTimelineOf(table: Table, vopts: ViewTimelineOptions = {}): Promise<ViewTimeline> {
   const tl = await table.timeline();
   const uri = (i: Instant, s: 'COMPLETED' | 'REQUESTED') => ({ path: table.storage.uri(i.files[s]!.path) });
   const completed = tl.completed().filter((i) => WRITE_ACTIONS.has(i.action));
@@ -33,7 +38,7 @@ export async function viewTimelineOf(table: Table): Promise<ViewTimeline> {
     );
   });
   const pending = tl.pending();
-  const compactions = pending.filter((i) => i.effectiveAction === 'compaction' && i.files.REQUESTED);
+  const compactions = vopts.excludeCompaction ? [] : pending.filter((i) => i.effectiveAction === 'compaction' && i.files.REQUESTED);
   const pendingCompactions = await tl.mapRead(compactions, 'REQUESTED', (b, i) => ({
     instant: i.requestedTime,
     operations: (decodeCompactionPlan(b, uri(i, 'REQUESTED')).operations ?? []).map((o) => ({
@@ -72,6 +77,6 @@ export async function viewTimelineOf(table: Table): Promise<ViewTimeline> {
 }
 
 /** The table's file-system view (listing + timeline), as Hudi's HoodieTableFileSystemView builds it. */
-export async function loadFileSystemView(table: Table, opts: ViewOptions = {}): Promise<FileSystemView> {
-  return buildFileSystemView(table.storage, table.basePath, await viewTimelineOf(table), opts);
+export async function loadFileSystemView(table: Table, opts: ViewOptions & ViewTimelineOptions = {}): Promise<FileSystemView> {
+  return buildFileSystemView(table.storage, table.basePath, await viewTimelineOf(table, opts), opts);
 }

@@ -61,6 +61,7 @@ export function partitionGlob(glob: string): (p: string) => boolean {
 
 export interface FsViewOptions {
   baseFileOnly: boolean;
+  excludeCompaction?: boolean;
   maxInstant?: string;
   includeMax: boolean;
   includeInflight: boolean;
@@ -71,6 +72,7 @@ export async function showFsViewAll(table: Table, pathGlob: string, o: FsViewOpt
     maxInstant: o.maxInstant || undefined,
     includeMax: o.includeMax,
     includeInflight: o.includeInflight,
+    excludeCompaction: o.excludeCompaction,
   });
   const match = partitionGlob(pathGlob);
   const rows: SliceRow[] = [];
@@ -95,6 +97,7 @@ export async function showFsViewLatest(table: Table, partition: string, merge: b
     maxInstant: o.maxInstant || undefined,
     includeMax: o.includeMax,
     includeInflight: o.includeInflight,
+    excludeCompaction: o.excludeCompaction,
   });
   const slices = merge ? view.latestMergedFileSlices(partition) : view.latestFileSlices(partition);
   const rows = slices.map((s) => toSliceRow(table, partition, s));

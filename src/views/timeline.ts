@@ -15,7 +15,7 @@ function pad(n: number): string {
 
 /** SimpleDateFormat("MM-dd HH:mm[:ss]") in this process's time zone. */
 export function formatModTime(ms: number | undefined, seconds: boolean): string {
-  if (ms === undefined) return '-';
+  if (ms === undefined || ms === 0) return '-'; // 0: the file went away after the listing
   const d = new Date(ms);
   const base = `${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}`;
   return seconds ? `${base}:${pad(d.getSeconds())}` : base;
