@@ -131,6 +131,44 @@ function toListed(statuses: FileStatus[], basePath: string): ListedFile[] {
   return statuses as ListedFile[];
 }
 
+/** Bytes of instant files decoded at once: a decoded commit file is ~10x its size, so big ones go one by one. */
+const DECODE_BUDGET_BYTES = 8 * 1024 * 1024;
+
+/** mapLimit that also bounds the bytes in flight (an item larger than the budget runs alone); keeps order. */
+function mapWithinBudget<T, R>(items: readonly T[], size: (t: T) => number, concurrency: number, fn: (t: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  let running = 0;
+  let bytes = 0;
+  return new Promise((resolve, reject) => {
+    let failed = false;
+    const pump = () => {
+      if (failed) return;
+      if (next === items.length && running === 0) return resolve(out);
+      while (next < items.length && running < concurrency) {
+        const n = size(items[next]!);
+        if (running > 0 && bytes + n > DECODE_BUDGET_BYTES) break;
+        const i = next++;
+        running++;
+        bytes += n;
+        fn(items[i]!).then(
+          (r) => {
+            out[i] = r;
+            running--;
+            bytes -= n;
+            pump();
+          },
+          (e) => {
+            failed = true;
+            reject(e);
+          },
+        );
+      }
+    };
+    pump();
+  });
+}
+
 export function instantMs(t: string, table: Table): number | undefined {
   return parseInstantTime(t, table.config.timezone)?.getTime();
 }
@@ -167,7 +205,7 @@ export async function scanTable(table: Table, opts: ScanOptions = {}): Promise<T
   const view = assembleView(partitions, viewTimeline);
 
   const writeInstants = tl.instants.filter((i) => WRITE_ACTIONS.has(i.action) || WRITE_ACTIONS.has(i.effectiveAction));
-  const writes = await mapLimit(writeInstants, concurrency, async (i): Promise<InstantWrites> => {
+  const writes = await mapWithinBudget(writeInstants, (i) => (i.files.COMPLETED ?? i.files.INFLIGHT)?.size ?? 0, concurrency, async (i): Promise<InstantWrites> => {
     const out: InstantWrites = { instant: i, stats: [], replaced: [], startMs: instantMs(i.requestedTime, table) };
     if (i.state === 'COMPLETED') {
       out.endMs = i.completionTime ? instantMs(i.completionTime, table) : i.files.COMPLETED?.mtimeMs;
