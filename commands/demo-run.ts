@@ -27,7 +27,7 @@ export async function runDemo(ctx: Ctx, o: Opts, tableVersion: 6 | 8): Promise<n
   const commits = await v.commitsShow(table, { extra: false, archived: false });
   const compactions = await s.compactionsShowAll(table, false);
   if (wantsJson(o)) {
-    ctx.out.json({ ...summary, connect: `tblcli connect --path ${summary.tablePath}` });
+    ctx.out.json({ ...summary, connect: `npx tblcli connect --path ${summary.tablePath}` });
     return 0;
   }
   const opts = outputOptions(o);
@@ -36,6 +36,6 @@ export async function runDemo(ctx: Ctx, o: Opts, tableVersion: 6 | 8): Promise<n
   ctx.out.table(commits.columns, commits.rows, opts);
   ctx.out.text('hudi:' + table.config.name + '->compactions show all');
   ctx.out.table(compactions.columns, compactions.rows, opts);
-  ctx.out.text(`\nExplore further:\n  tblcli connect --path ${summary.tablePath}\n  tblcli timeline show incomplete\n`);
+  ctx.out.text(`\nExplore further (npx tblcli from this project, or tblcli once installed):\n  npx tblcli connect --path ${summary.tablePath}\n  npx tblcli timeline show incomplete\n  npx tblcli doctor\n`);
   return 0;
 }

@@ -20,7 +20,7 @@ describe('demo', () => {
       expect(r.stdout).toContain('hudi:demo_orders->compactions show all');
       expect(r.stdout).toMatch(/║ \d{17}\s+│ REQUESTED\s+│ 1\s+║/); // the pending plan
       expect(r.stdout).toMatch(/║ \d{17}\s+│ COMPLETED\s+│ 1\s+║/); // the completed compaction
-      expect(r.stdout).toContain(`tblcli connect --path ${dir}`);
+      expect(r.stdout).toContain(`npx tblcli connect --path ${dir}`);
       // the table it wrote reads back through the CLI
       const commits = JSON.parse((await runCli(['commits', 'show', '--json', '--path', dir])).stdout) as unknown[];
       expect(commits.length).toBeGreaterThanOrEqual(6);
