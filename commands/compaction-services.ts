@@ -105,12 +105,18 @@ async function run(ctx: Ctx, o: Opts, instant?: string): Promise<void> {
     bytes: r.bytes,
     durationMs: r.durationMs,
     rolledBackFiles: r.rolledBack?.deletedFiles.length ?? 0,
+    rollbackInstant: r.rolledBack?.rollbackInstant ?? null,
   };
   if (wantsJson(o)) return ctx.out.json(summary);
   if (r.status === 'nothing-to-do') return ctx.out.info('NO PENDING COMPACTION TO RUN');
   if (r.status === 'already-completed') return ctx.out.info(`Compaction ${r.instant} is already completed; nothing to do`);
-  if (r.rolledBack) ctx.out.info(`Rolled back the failed attempt of ${r.instant} (${r.rolledBack.deletedFiles.length} file(s) deleted)`);
-  if (o.verbose) ctx.io.stderr(`Compaction successfully completed for ${r.instant}: ${r.fileGroups} file group(s), ${r.records} records, ${r.bytes} bytes in ${r.durationMs} ms\n`);
+  if (r.rolledBack) {
+    ctx.out.info(`Rolled back the failed attempt of ${r.instant} with rollback ${r.rolledBack.rollbackInstant}${r.rolledBack.reused ? ' (reused pending rollback)' : ''} (${r.rolledBack.deletedFiles.length} file(s) deleted)`);
+  }
+  if (o.verbose) {
+    const rb = r.rolledBack ? ` after rolling back the previous attempt (rollback ${r.rolledBack.rollbackInstant})` : '';
+    ctx.io.stderr(`Compaction successfully completed for ${r.instant}${rb}: ${r.fileGroups} file group(s), ${r.records} records, ${r.bytes} bytes in ${r.durationMs} ms\n`);
+  }
 }
 
 export const compactionServiceSpecs: CommandSpec[] = [

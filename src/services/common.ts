@@ -3,7 +3,7 @@
 import { TblError } from '../errors/index.ts';
 import { openTableAt, type Table } from '../table/index.ts';
 import { joinPath } from '../util/index.ts';
-import { withTableLock, type LockOptions } from './lock.ts';
+import { withTableLock, type LockOptions, type TableLock } from './lock.ts';
 import { disableMetadataTable } from './table-properties.ts';
 
 export type MetadataTableMode = 'refuse' | 'disable';
@@ -22,7 +22,7 @@ export interface ServiceOptions {
    * Test hook: called at named points of a run (e.g. 'after-inflight'); crash tests kill the process
    * there. Never set in production code paths; absent = no-op.
    */
-  onPoint?: (point: string) => void;
+  onPoint?: (point: string) => void | Promise<void>;
 }
 
 /** The table re-opened: fresh hoodie.properties and timeline (Table caches its timeline). */
@@ -30,7 +30,7 @@ export function reopen(table: Table): Promise<Table> {
   return openTableAt(table.storage, table.basePath, table.uri);
 }
 
-export function lockOf(table: Table, opts: ServiceOptions): <T>(fn: () => Promise<T>) => Promise<T> {
+export function lockOf(table: Table, opts: ServiceOptions): <T>(fn: (lock: TableLock) => Promise<T>) => Promise<T> {
   return (fn) => withTableLock(table.storage, table.metaPath, opts.lock ?? {}, fn);
 }
 

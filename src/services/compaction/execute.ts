@@ -87,9 +87,13 @@ interface Claim {
 
 type ClaimOutcome = { claim: Claim } | { status: 'nothing-to-do' | 'already-completed'; instant?: string; metadataTableDisabled: boolean } | { busy: string; ageMs: number };
 
+function expiryOf(opts: RunOptions): number {
+  return opts.heartbeatExpiryMs ?? HEARTBEAT_DEFAULTS.intervalMs * HEARTBEAT_DEFAULTS.tolerableMisses;
+}
+
 async function claim(table: Table, opts: RunOptions): Promise<ClaimOutcome> {
-  const expiry = opts.heartbeatExpiryMs ?? HEARTBEAT_DEFAULTS.intervalMs * HEARTBEAT_DEFAULTS.tolerableMisses;
-  return lockOf(table, opts)(async (): Promise<ClaimOutcome> => {
+  const expiry = expiryOf(opts);
+  return lockOf(table, opts)(async (lock): Promise<ClaimOutcome> => {
     let t = await reopen(table);
     const metadataTableDisabled = await guardMetadataTable(t, opts);
     if (metadataTableDisabled) t = await reopen(t);
@@ -115,7 +119,7 @@ async function claim(table: Table, opts: RunOptions): Promise<ClaimOutcome> {
           busy ??= { instant: i.requestedTime, ageMs: now - (await lastHeartbeat(t.storage, t.metaPath, i.requestedTime)) };
           continue;
         }
-        rolledBack = await rollbackInflightCompaction(t, i.requestedTime, plan, opts);
+        rolledBack = await rollbackInflightCompaction(t, i.requestedTime, plan, { ...opts, keepAlive: () => lock.keepAlive() });
       }
       // the heartbeat exists before the inflight file, so nobody sees this attempt as dead
       const heartbeat = await startHeartbeat(t.storage, t.metaPath, i.requestedTime, opts.heartbeatIntervalMs ?? Math.min(expiry / 4, HEARTBEAT_DEFAULTS.intervalMs));
@@ -190,12 +194,12 @@ async function compactOperation(ctx: OpContext, op: CompactionOperation, index: 
 
   const writeStart = Date.now();
   const file = writeHoodieParquet({ schema: ctx.writerSchema, rows, codec: ctx.opts.codec, rowGroupSize: ctx.opts.rowGroupSize });
-  ctx.opts.onPoint?.('before-base-file');
+  await ctx.opts.onPoint?.('before-base-file');
   await createMarker(storage, basePath, instant, { partition, fileName, ioType: baseFile ? 'MERGE' : 'CREATE' });
-  ctx.opts.onPoint?.('after-marker');
+  await ctx.opts.onPoint?.('after-marker');
   const path = joinPath(dir, fileName);
   await storage.writeNew(path, file.bytes);
-  ctx.opts.onPoint?.('after-base-file');
+  await ctx.opts.onPoint?.('after-base-file');
   const writeMs = Date.now() - writeStart;
   const logInserts = rows.length - (s.baseRecords - s.totalDeletedRecords);
   const size = file.bytes.length;
@@ -277,7 +281,7 @@ async function execute(c: Claim, opts: RunOptions, started: number): Promise<Run
     await c.heartbeat.beat();
     return compactOperation(ctx, op, i);
   });
-  opts.onPoint?.('before-complete');
+  await opts.onPoint?.('before-complete');
   const metadata = compactionCommitMetadata(stats, JSON.stringify(tableSchema));
 
   // completing must not fail on a briefly held lock: wait for it (bounded)
@@ -296,10 +300,14 @@ async function execute(c: Claim, opts: RunOptions, started: number): Promise<Run
       await sleep(opts.clockSkewMs ?? 200);
     }
     const bytes = layout === 2 ? encodeCommitMetadataAvro(metadata) : encodeCommitMetadataJson(metadata, { delta: false });
+    // last check, under the lock: another process that judged this attempt dead may have rolled back
+    // its files and re-claimed the instant
+    const lost = await c.heartbeat.lostReason(expiryOf(opts));
+    if (lost) throw lostOwnership(c, lost);
     await completeInstant(t.timelineSource, instant, 'compaction', 'commit', bytes, ct);
     return ct;
   });
-  opts.onPoint?.('after-complete');
+  await opts.onPoint?.('after-complete');
   await deleteMarkerDir(table.storage, table.basePath, instant);
   await c.heartbeat.stop();
   return {
@@ -316,6 +324,39 @@ async function execute(c: Claim, opts: RunOptions, started: number): Promise<Run
   };
 }
 
+function lostOwnership(c: Claim, reason: string, cause?: unknown): TblError {
+  return new TblError('conflict', `compaction ${c.instant}: this attempt (${c.heartbeat.attemptId}) no longer owns the instant: ${reason}; it left the timeline alone`, {
+    instant: c.instant,
+    hint: 'another `compaction run` took it over; check `compactions show all` for its outcome',
+    cause,
+  });
+}
+
+/**
+ * Error path: give the plan back right away (roll this attempt back) instead of waiting for the
+ * heartbeat to expire, but only while the instant is still ours; otherwise the inflight and the
+ * files belong to the attempt that took over. Returns the error to throw.
+ */
+async function giveBack(table: Table, c: Claim, opts: RunOptions, e: unknown): Promise<unknown> {
+  const lockOpts = { ...opts, lock: { ...opts.lock, wait: true, waitTimeoutMs: 30_000 } };
+  let lost: string | undefined;
+  try {
+    lost = await lockOf(table, lockOpts)(async (lock) => {
+      const reason = await c.heartbeat.lostReason(expiryOf(opts));
+      if (reason) return reason;
+      const t = await reopen(table);
+      const i = (await t.timeline()).find(c.instant).filter(isCompaction)[0];
+      if (i?.state === 'INFLIGHT') await rollbackInflightCompaction(t, c.instant, c.plan, { ...opts, keepAlive: () => lock.keepAlive() });
+      return undefined;
+    });
+  } catch {
+    // the rollback is retried by the next run once the heartbeat expires
+  }
+  await c.heartbeat.stop().catch(() => undefined);
+  if (lost && !(e instanceof TblError && e.kind === 'conflict')) return lostOwnership(c, lost, e);
+  return e;
+}
+
 /** Runs one pending compaction. Throws TblError('lock-held') when the lock or the plan is taken (exit 4). */
 export async function runCompaction(table: Table, opts: RunOptions = {}): Promise<RunResult> {
   requireMergeOnRead(table);
@@ -325,17 +366,10 @@ export async function runCompaction(table: Table, opts: RunOptions = {}): Promis
     if ('claim' in outcome) {
       const c = outcome.claim;
       try {
-        opts.onPoint?.('after-inflight');
+        await opts.onPoint?.('after-inflight');
         return await execute(c, opts, started);
       } catch (e) {
-        // give the plan back right away instead of waiting for the heartbeat to expire
-        await c.heartbeat.stop().catch(() => undefined);
-        await lockOf(table, { ...opts, lock: { ...opts.lock, wait: true, waitTimeoutMs: 30_000 } })(async () => {
-          const t = await reopen(table);
-          const i = (await t.timeline()).find(c.instant).filter(isCompaction)[0];
-          if (i?.state === 'INFLIGHT') await rollbackInflightCompaction(t, c.instant, c.plan, opts);
-        }).catch(() => undefined);
-        throw e;
+        throw await giveBack(table, c, opts, e);
       }
     }
     if ('busy' in outcome) {

@@ -41,6 +41,8 @@ export interface RollbackResult {
 export interface RollbackOptions {
   now?: () => Date;
   clockSkewMs?: number;
+  /** called between file deletes, so the table lock held by the caller does not expire (TableLock.keepAlive) */
+  keepAlive?: () => Promise<void>;
 }
 
 /** A pending rollback whose plan targets `instant` (getPendingRollbackInfo). */
@@ -119,6 +121,7 @@ export async function rollbackInflightCompaction(table: Table, instant: string, 
     const pm = byPartition.get(r.partitionPath) ?? { partitionPath: r.partitionPath, successDeleteFiles: [], failedDeleteFiles: [], rollbackLogFiles: {}, logFilesFromFailedCommit: {} };
     byPartition.set(r.partitionPath, pm);
     for (const f of r.filesToBeDeleted) {
+      await opts.keepAlive?.();
       const ok = await storage.delete(f);
       (ok ? pm.successDeleteFiles : pm.failedDeleteFiles).push(f);
       (ok ? deleted : failed).push(f);

@@ -77,7 +77,7 @@ export async function scheduleCompaction(table: Table, opts: ScheduleOptions = {
     await createRequested(t.timelineSource, instant, 'compaction', encodeCompactionPlan(r.plan));
     return { instant, plan: r.plan, skipped: r.skipped, metadataTableDisabled };
   });
-  if (r.instant && !opts.dryRun) opts.onPoint?.('after-schedule');
+  if (r.instant && !opts.dryRun) await opts.onPoint?.('after-schedule');
   return r;
 }
 
