@@ -108,7 +108,12 @@ async function tryLock(storage: Storage, path: string, o: TryOptions): Promise<b
       // delete only what we judged expired: a holder that refreshed it, or another taker that
       // already replaced it, changed the content
       if ((await readText(storage, path)) !== judged) return false;
-      await storage.delete(path);
+      try {
+        await storage.delete(path);
+      } catch (e) {
+        // another taker deleted it between our check and our delete
+        if (!isNotFound(e)) throw e;
+      }
       tookOver = true;
     }
   }
