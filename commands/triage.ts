@@ -8,12 +8,7 @@ import { openFromOpts, outputOptions, wantsJson } from './shared.ts';
 /** Exit code for `--exit-code` when anything is at warning or above. */
 export const EXIT_FINDINGS = 3;
 
-function parseDurationOpt(v: string): string {
-  if (!/^\d+(?:\.\d+)?\s*(ms|s|m|min|h|d)?$/.test(v.trim())) throw new Error(`expected a duration such as 30m, 1h, 2d, got '${v}'`);
-  return v;
-}
-
-const OLDER_THAN = { flags: '--older-than <duration>', description: 'only files/instants older than this are abandoned (30m, 1h, 2d)', default: '1h', parse: parseDurationOpt };
+const OLDER_THAN = { flags: '--older-than <duration>', description: 'only files/instants older than this are abandoned (30m, 1h, 2d)', default: '1h' };
 const BUCKET_INDEX = { flags: '--bucket-index <n>', description: 'the table uses the bucket index with n buckets (default: table config, else inferred from fileIds)', parse: parseIntOpt };
 const EXIT_CODE = { flags: '--exit-code [bool]', description: `exit ${EXIT_FINDINGS} when a finding is at warning or above`, default: false, parse: parseBool };
 
@@ -36,8 +31,14 @@ async function scan(ctx: Ctx, o: Opts) {
   return { t, s };
 }
 
-function olderThanMs(t: typeof import('../src/triage/index.ts'), o: Opts): number {
-  return t.parseDuration(String(o.olderThan ?? '1h'));
+/** --older-than in ms; parsed here rather than by commander so src/util loads lazily like the rest. */
+async function olderThanMs(o: Opts): Promise<number> {
+  const { parseDuration } = await import('../src/util/index.ts');
+  try {
+    return parseDuration(String(o.olderThan ?? '1h'));
+  } catch (e) {
+    throw new TblError('usage', `option '--older-than <duration>' argument '${String(o.olderThan)}' is invalid: ${(e as Error).message}`);
+  }
 }
 
 function exitFor(o: Opts, severities: string[]): number {
@@ -83,8 +84,8 @@ export const triageSpecs: CommandSpec[] = [
         });
       }
       if (o.purge === true && o.delete !== true) throw new TblError('usage', '--purge only works together with --delete --yes');
+      const ms = await olderThanMs(o);
       const { t, s } = await scan(ctx, o);
-      const ms = olderThanMs(t, o);
       const orphans = t.findOrphans(s, { olderThanMs: ms, dir: dirOpt(o, s.table.basePath).dir });
       const v = await import('../src/views/triage.ts');
       if (o.delete === true) {
@@ -107,7 +108,7 @@ export const triageSpecs: CommandSpec[] = [
     jsonFields: async () => ['table', 'severity', 'checks', 'pending', 'rolledBack', 'backlog', 'collisions', 'orphans'],
     async action(ctx, o) {
       const { t, s } = await scan(ctx, o);
-      const report = await t.doctor(s, { olderThanMs: olderThanMs(t, o), bucketIndex: o.bucketIndex as number | undefined });
+      const report = await t.doctor(s, { olderThanMs: await olderThanMs(o), bucketIndex: o.bucketIndex as number | undefined });
       if (wantsJson(o)) ctx.out.json(report);
       else {
         const tb = report.table;
@@ -132,7 +133,7 @@ export const triageSpecs: CommandSpec[] = [
       const format = String(o.format ?? 'prometheus');
       if (format !== 'prometheus' && format !== 'json') throw new TblError('usage', `metrics --format must be prometheus or json, got '${format}'`);
       const { t, s } = await scan(ctx, o);
-      const report = await t.doctor(s, { olderThanMs: olderThanMs(t, o), bucketIndex: o.bucketIndex as number | undefined });
+      const report = await t.doctor(s, { olderThanMs: await olderThanMs(o), bucketIndex: o.bucketIndex as number | undefined });
       const m = t.tableMetrics(s, report);
       if (format === 'json' || (o.json !== undefined && o.json !== false)) ctx.out.json(m);
       else ctx.out.text(t.renderPrometheus(m));

@@ -3,3 +3,4 @@ export { LocalStorage } from './local.ts';
 export { resolveLocation, type Location, type StorageOptions } from './resolve.ts';
 export { mapLimit } from './parallel.ts';
 export { asyncBufferOf, type AsyncBufferLike } from './async-buffer.ts';
+export { listOrEmpty } from './list.ts';

@@ -1,6 +1,6 @@
 // `doctor`: the first minute of an incident (incidents.md §3 triage order: timeline first, then files).
 import { loadRollbackInfo } from '../table/index.ts';
-import { joinPath } from '../util/index.ts';
+import { humanReadableByteCount, joinPath } from '../util/index.ts';
 import { findCollisions, type CollisionOptions } from './collisions.ts';
 import { findOrphans, type OrphanOptions } from './orphans.ts';
 import { heartbeatOf, instantMs, type TableScan } from './scan.ts';
@@ -99,10 +99,6 @@ export function pendingInstants(scan: TableScan): PendingEntry[] {
       heartbeat: heartbeatOf(scan, i.requestedTime),
     };
   });
-}
-
-function gb(n: number): string {
-  return n >= 1024 * 1024 * 1024 ? `${(n / 1024 / 1024 / 1024).toFixed(2)} GB` : n >= 1024 * 1024 ? `${(n / 1024 / 1024).toFixed(1)} MB` : n >= 1024 ? `${(n / 1024).toFixed(1)} KB` : `${n} B`;
 }
 
 function age(s: number): string {
@@ -222,7 +218,7 @@ export async function doctor(scan: TableScan, opts: DoctorOptions = {}): Promise
     severity: big.length > 0 ? 'warning' : small.length > 0 ? 'info' : 'ok',
     summary: `${sizes.length} file group(s): ${big.length} above 1 GB, ${small.length} below 100 MB (small files)`,
     nextStep: big.length > 0 ? 'File groups larger than 1 GB: run clustering.' : small.length > 0 ? 'Many small file groups: tune the writer\'s small-file limit or run clustering.' : '-',
-    details: big.map((s) => `${s.partition}/${s.fileId}: ${gb(s.bytes)}`),
+    details: big.map((s) => `${s.partition}/${s.fileId}: ${humanReadableByteCount(s.bytes)}`),
   });
 
   const collisions = await findCollisions(scan, opts);
@@ -241,7 +237,7 @@ export async function doctor(scan: TableScan, opts: DoctorOptions = {}): Promise
   checks.push({
     check: 'orphans',
     severity: os,
-    summary: orphans.length === 0 ? 'no orphan files' : `${orphans.length} orphan(s), ${gb(orphanBytes)}, ${orphans.filter((o) => o.deletable).length} safe to quarantine`,
+    summary: orphans.length === 0 ? 'no orphan files' : `${orphans.length} orphan(s), ${humanReadableByteCount(orphanBytes)}, ${orphans.filter((o) => o.deletable).length} safe to quarantine`,
     nextStep: orphans.length === 0 ? '-' : 'Review with `tblcli orphans`; quarantine the old ones with `tblcli orphans --delete --yes` (moves them to .hoodie/.tblcli-trash/).',
     details: orphans.map((o) => `${o.kind} ${o.path}: ${o.reason}`),
   });

@@ -1,9 +1,9 @@
 // One pass over a table for triage: the listing of every file outside .hoodie, the timeline with the
 // write stats of every write instant (completed metadata; inflight workload for pending ones), pending
 // plans, marker dirs and heartbeats, and the file-system view assembled from the same listing.
-import { StorageError, TblError } from '../errors/index.ts';
+import { TblError } from '../errors/index.ts';
 import { decodeCommitMetadata } from '../metadata/index.ts';
-import { mapLimit, type FileStatus, type Storage } from '../storage/index.ts';
+import { listOrEmpty, mapLimit, type FileStatus, type Storage } from '../storage/index.ts';
 import { viewTimelineOf, type Table } from '../table/index.ts';
 import { WRITE_ACTIONS, type Instant, type Timeline } from '../timeline/index.ts';
 import {
@@ -90,15 +90,6 @@ export interface ScanOptions {
   concurrency?: number;
   /** absolute directories outside the base path to list as well (orphans --dir) */
   outsideDirs?: string[];
-}
-
-async function listOrEmpty(storage: Storage, dir: string): Promise<FileStatus[]> {
-  try {
-    return await storage.list(dir);
-  } catch (e) {
-    if (e instanceof StorageError && e.code === 'not-found') return [];
-    throw e;
-  }
 }
 
 /** Lists every file under `root`, level by level, skipping `skip` dirs (absolute paths). */

@@ -2,7 +2,7 @@
 // never stop the scan: each one becomes a warning naming the file and offset (exit code stays 0, as
 // hudi-cli prints its table and labels the block `corrupt_block_<n>`).
 import { StorageError, TblError } from '../errors/index.ts';
-import type { FileStatus, Storage } from '../storage/index.ts';
+import { listOrEmpty, type FileStatus, type Storage } from '../storage/index.ts';
 import type { ColumnSpec } from '../render/index.ts';
 import { javaDouble } from '../render/index.ts';
 import { HEADER_KEYS, iterateLogBlocks, isDataBlock, type LogBlock, type LogRecord, type ReadLogOptions } from '../logfile/index.ts';
@@ -64,15 +64,6 @@ export function resolvePattern(table: Table, pattern: string): string {
   if (m) return m[1] ?? '/';
   if (pattern.startsWith('/')) return pattern;
   return joinPath(table.basePath, pattern);
-}
-
-async function listOrEmpty(storage: Storage, dir: string): Promise<FileStatus[]> {
-  try {
-    return await storage.list(dir);
-  } catch (e) {
-    if (e instanceof StorageError && (e.code === 'not-found' || e.code === 'not-a-directory')) return [];
-    throw e;
-  }
 }
 
 /**

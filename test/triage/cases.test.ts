@@ -4,7 +4,8 @@ import { copyFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { encodeCommitMetadataAvro } from '../../src/metadata/index.ts';
 import { formatInstantTime } from '../../src/util/index.ts';
-import { findCollisions, parseDuration } from '../../src/triage/index.ts';
+import { findCollisions } from '../../src/triage/index.ts';
+import { parseDuration } from '../../src/util/index.ts';
 import { demoTable, scanOf, storage } from './support.ts';
 
 describe('collision cases', () => {

@@ -1,15 +1,11 @@
-// Test helpers: the triage commands wired into the CLI (until the registry lists them), demo tables in temp dirs.
+// Test helpers: demo tables in temp dirs.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { COMMANDS } from '../../commands/registry.ts';
-import { triageSpecs } from '../../commands/triage.ts';
 import { generateDemoTable, type DemoSummary } from '../../src/demo/index.ts';
 import { LocalStorage } from '../../src/storage/index.ts';
 import { openTable } from '../../src/table/index.ts';
 import { scanTable, type TableScan } from '../../src/triage/index.ts';
-
-for (const s of triageSpecs) if (!COMMANDS.some((c) => c.name === s.name)) COMMANDS.push(s);
 
 export const storage = new LocalStorage();
 
