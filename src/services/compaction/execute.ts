@@ -287,6 +287,10 @@ async function execute(c: Claim, opts: RunOptions, started: number): Promise<Run
   // completing must not fail on a briefly held lock: wait for it (bounded)
   const completeLock = { ...opts, lock: { ...opts.lock, wait: true, waitTimeoutMs: opts.lock?.waitTimeoutMs ?? 120_000 } };
   const completionTime = await lockOf(table, completeLock)(async () => {
+    // under the lock: another process that judged this attempt dead may have rolled back its files
+    // and re-claimed the instant (checked again right before completing, after the skew wait)
+    const lostBefore = await c.heartbeat.lostReason(expiryOf(opts));
+    if (lostBefore) throw lostOwnership(c, lostBefore);
     const t = await reopen(table);
     const tl = await t.timeline();
     const mine = tl.find(instant).filter(isCompaction)[0];
@@ -300,8 +304,6 @@ async function execute(c: Claim, opts: RunOptions, started: number): Promise<Run
       await sleep(opts.clockSkewMs ?? 200);
     }
     const bytes = layout === 2 ? encodeCommitMetadataAvro(metadata) : encodeCommitMetadataJson(metadata, { delta: false });
-    // last check, under the lock: another process that judged this attempt dead may have rolled back
-    // its files and re-claimed the instant
     const lost = await c.heartbeat.lostReason(expiryOf(opts));
     if (lost) throw lostOwnership(c, lost);
     await completeInstant(t.timelineSource, instant, 'compaction', 'commit', bytes, ct);
