@@ -80,7 +80,7 @@ async function checkTable(base: string, before: unknown, oldCompactions: Set<str
   const keys = rows.map((x) => `${x._hoodie_partition_path}/${x._hoodie_record_key}`);
   expect(new Set(keys).size).toBe(keys.length);
   // every file B wrote is there, and they are the only new data files
-  const written = b.writeStats.map((s) => join(base, s.path)).sort();
+  const written = b.writeStats.map((s) => join(base, s.path ?? "")).sort();
   expect(written.length).toBeGreaterThan(0);
   for (const f of written) expect(existsSync(f), f).toBe(true);
   expect(dataFiles(base).filter((f) => f.endsWith(`_${T}.parquet`)).sort()).toEqual(written);
