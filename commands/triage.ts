@@ -91,7 +91,9 @@ export const triageSpecs: CommandSpec[] = [
       if (o.delete === true) {
         const r = await t.deleteOrphans(s, orphans, { purge: o.purge === true, olderThanMs: ms });
         ctx.out.table(v.deleteColumns, r.results, outputOptions(o));
-        const moved = r.results.filter((x) => x.action !== 'kept').length;
+        const moved = r.results.filter((x) => x.action === 'moved' || x.action === 'purged').length;
+        const skipped = r.results.filter((x) => x.action === 'skipped').length;
+        if (skipped > 0) ctx.out.warn(`skipped ${skipped} orphan(s) that changed since the scan (see the reason column)`);
         const outside = dirOpt(o, s.table.basePath).outside;
         const trash = outside ? `${outside}/.tblcli-trash/${r.run}` : r.trash;
         ctx.out.info(o.purge === true ? `purged ${moved} orphan(s)` : `moved ${moved} orphan(s) to ${s.table.storage.uri(trash)}`);

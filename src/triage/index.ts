@@ -1,6 +1,6 @@
-export { scanTable, heartbeatOf, instantStateOf, walk, HEARTBEAT_EXPIRY_MS, type TableScan, type ScanOptions, type InstantWrites, type WriteRef, type ListedFile, type MarkerDir, type OutsideDir } from './scan.ts';
+export { scanTable, heartbeatOf, instantStateOf, instantStateIn, dirSummary, walk, HEARTBEAT_EXPIRY_MS, type TableScan, type InstantState, type ScanOptions, type InstantWrites, type WriteRef, type ListedFile, type MarkerDir, type OutsideDir } from './scan.ts';
 export { findCollisions, bucketCountOf, type CollisionOptions } from './collisions.ts';
-export { findOrphans, deleteOrphans, isFlinkLeftover, isOutsideDir, trashDir, DEFAULT_OLDER_THAN_MS, type OrphanOptions, type DeleteOptions, type DeleteResult } from './orphans.ts';
+export { findOrphans, deleteOrphans, instantKeepReason, ROLL_BACK_FIRST, isFlinkLeftover, isOutsideDir, trashDir, DEFAULT_OLDER_THAN_MS, type OrphanOptions, type DeleteOptions, type DeleteResult } from './orphans.ts';
 export { doctor, compactionBacklog, groupSizes, pendingInstants, BACKLOG_WARN, type DoctorReport, type DoctorCheck, type DoctorOptions, type BacklogEntry, type PendingEntry } from './doctor.ts';
 export { tableMetrics, renderPrometheus, type MetricSample } from './metrics.ts';
 export { COLLISION_TEXT, ORPHAN_TEXT, ORPHAN_NEXT_STEP } from './runbook.ts';

@@ -4,7 +4,8 @@ import { StorageError, TblError } from '../errors/index.ts';
 import { parseBaseFileName, parseLogFileName, partitionMetafileFormat } from '../fs-view/index.ts';
 import { formatInstantTime, joinPath, parentPath, relativeTo } from '../util/index.ts';
 import { ORPHAN_TEXT } from './runbook.ts';
-import { HEARTBEAT_EXPIRY_MS, heartbeatOf, instantMs, instantStateOf, type TableScan } from './scan.ts';
+import { openTableAt } from '../table/index.ts';
+import { dirSummary, HEARTBEAT_EXPIRY_MS, heartbeatOf, instantMs, instantStateIn, instantStateOf, type InstantState, type TableScan } from './scan.ts';
 import type { Orphan, OrphanKind, Severity } from './types.ts';
 
 export const DEFAULT_OLDER_THAN_MS = 60 * 60 * 1000;
@@ -33,6 +34,24 @@ const KNOWN_FILES = new Set(['_SUCCESS']);
 export function isFlinkLeftover(name: string): 'inprogress' | 'pending' | undefined {
   const m = FLINK_PART.exec(name);
   return m ? (m[1] as 'inprogress' | 'pending') : undefined;
+}
+
+export const ROLL_BACK_FIRST =
+  'roll it back first (the next writer with hoodie.cleaner.policy.failed.writes=EAGER does, or `hudi-cli commit rollback`), then re-run orphans';
+
+/**
+ * Why a data file or marker dir of `instant` must stay, or undefined when the instant no longer protects
+ * it. Data files: the instant is off the timeline, or pending with a heartbeat file that exists and
+ * expired (a missing heartbeat proves nothing: single-writer Spark/Flink jobs and compactions write
+ * none). Marker dirs: only of completed or absent instants (a rollback reads the markers).
+ */
+export function instantKeepReason(kind: 'uncommitted-file' | 'marker-dir', instant: string, state: InstantState, heartbeat: 'alive' | 'expired' | 'missing' | undefined): string | undefined {
+  if (state === 'absent') return undefined;
+  if (state === 'completed') return kind === 'marker-dir' ? undefined : `instant ${instant} is completed: the file may be committed`;
+  if (heartbeat === 'alive') return `instant ${instant} has a live heartbeat`;
+  if (kind === 'marker-dir') return `markers of the ${state} instant ${instant} (a rollback reads them): ${ROLL_BACK_FIRST}`;
+  if (heartbeat !== 'expired') return `instant ${instant} is ${state} with no heartbeat file, its writer may still be running (single-writer jobs and compactions write none): ${ROLL_BACK_FIRST}`;
+  return undefined;
 }
 
 export function findOrphans(scan: TableScan, opts: OrphanOptions = {}): Orphan[] {
@@ -80,7 +99,8 @@ export function findOrphans(scan: TableScan, opts: OrphanOptions = {}): Orphan[]
       if (instant === undefined) continue;
       const facts = instantFacts(instant);
       const who = facts.instantState === 'absent' ? 'failed or rolled back, no longer on the timeline' : `still ${facts.instantState}, heartbeat ${facts.heartbeat}`;
-      push({ ...base, kind: 'uncommitted-file', ...facts, reason: `${ORPHAN_TEXT['uncommitted-file']}: written by ${instant} (${who})` });
+      const reportOnly = instantKeepReason('uncommitted-file', instant, facts.instantState, facts.heartbeat);
+      push({ ...base, kind: 'uncommitted-file', ...facts, reason: `${ORPHAN_TEXT['uncommitted-file']}: written by ${instant} (${who})`, ...(reportOnly ? { reportOnly } : {}) });
       continue;
     }
     if (partitionMetafileFormat(f.name) !== undefined || KNOWN_FILES.has(f.name)) continue;
@@ -105,8 +125,9 @@ export function findOrphans(scan: TableScan, opts: OrphanOptions = {}): Orphan[]
       if (st !== 'completed' && st !== 'absent' && facts.heartbeat === 'alive') continue; // a running writer's markers
       const age = instantMs(m.instant, scan.table);
       if (st !== 'completed' && st !== 'absent' && age !== undefined && now - age < olderThan) continue;
-      const what = st === 'completed' ? 'of a completed instant' : st === 'absent' ? 'of an instant no longer on the timeline (rolled back or abandoned)' : `of the abandoned ${st} instant (heartbeat ${facts.heartbeat})`;
-      push({ path: m.rel, size: m.size, mtimeMs: m.mtimeMs, kind: 'marker-dir', ...facts, reason: `${ORPHAN_TEXT['marker-dir']} ${what}, ${m.files} marker file(s)` });
+      const what = st === 'completed' ? 'of a completed instant' : st === 'absent' ? 'of an instant no longer on the timeline (rolled back or abandoned)' : `of the ${st} instant (heartbeat ${facts.heartbeat})`;
+      const reportOnly = instantKeepReason('marker-dir', m.instant, st, facts.heartbeat);
+      push({ path: m.rel, size: m.size, mtimeMs: m.mtimeMs, kind: 'marker-dir', ...facts, reason: `${ORPHAN_TEXT['marker-dir']} ${what}, ${m.files} marker file(s)`, ...(reportOnly ? { reportOnly } : {}) });
     }
   }
 
@@ -139,7 +160,8 @@ export function findOrphans(scan: TableScan, opts: OrphanOptions = {}): Orphan[]
 export interface DeleteResult {
   path: string;
   kind: OrphanKind;
-  action: 'moved' | 'purged' | 'kept';
+  /** kept: not deletable in the listing; skipped: deletable in the listing, but the re-check before deleting said no */
+  action: 'moved' | 'purged' | 'kept' | 'skipped';
   /** table-relative quarantine path for moved entries */
   to?: string;
   size: number;
@@ -158,42 +180,57 @@ export function trashDir(scan: TableScan, run: string): string {
 }
 
 /**
- * Moves (or purges) the deletable orphans. Each one is re-checked against storage first: a file that
- * changed since the scan, or a heartbeat that came back, is kept.
+ * Moves (or purges) the deletable orphans. Each one is re-checked first against storage and a timeline
+ * loaded afresh: a file (or any file in a marker dir) changed since the scan or younger than
+ * --older-than, an instant that completed since the scan, or a heartbeat that came back, is skipped.
  */
 export async function deleteOrphans(scan: TableScan, orphans: Orphan[], opts: DeleteOptions = {}): Promise<{ run: string; trash: string; results: DeleteResult[] }> {
-  const storage = scan.table.storage;
+  const { storage, basePath, metaPath } = scan.table;
   const run = opts.run ?? formatInstantTime(scan.now, 'UTC');
   const trash = trashDir(scan, run);
   const olderThan = opts.olderThanMs ?? DEFAULT_OLDER_THAN_MS;
+  const now = scan.now.getTime();
   const results: DeleteResult[] = [];
+  // a new Table: the timeline is cached per Table, and a writer may have moved on since the scan
+  const fresh = orphans.some((o) => o.deletable && o.instant) ? await (await openTableAt(storage, basePath, scan.table.uri)).timeline() : undefined;
   for (const o of orphans) {
-    const keep = (reason: string) => results.push({ path: o.path, kind: o.kind, action: 'kept', size: o.size, reason });
+    const skip = (reason: string) => results.push({ path: o.path, kind: o.kind, action: 'skipped', size: o.size, reason });
     if (!o.deletable) {
-      keep(o.keepReason ?? 'not deletable');
+      results.push({ path: o.path, kind: o.kind, action: 'kept', size: o.size, reason: o.keepReason ?? 'not deletable' });
       continue;
     }
-    const abs = o.root ? o.path : joinPath(scan.table.basePath, o.path);
+    if (o.instant && fresh && (o.kind === 'uncommitted-file' || o.kind === 'marker-dir')) {
+      const state = instantStateIn(fresh, o.instant);
+      if (state === 'completed' && o.instantState !== 'completed') {
+        skip(`instant ${o.instant} completed since the scan`);
+        continue;
+      }
+      let hb: 'alive' | 'expired' | 'missing' | undefined;
+      if (state === 'requested' || state === 'inflight') {
+        const h = await storage.stat(joinPath(metaPath, '.heartbeat', o.instant)).catch(() => undefined);
+        hb = h === undefined ? 'missing' : now - h.mtimeMs <= HEARTBEAT_EXPIRY_MS ? 'alive' : 'expired';
+      }
+      const why = instantKeepReason(o.kind, o.instant, state, hb);
+      if (why) {
+        skip(`${why} (timeline re-read before deleting)`);
+        continue;
+      }
+    }
+    const abs = o.root ? o.path : joinPath(basePath, o.path);
     let st;
     try {
       st = await storage.stat(abs);
     } catch (e) {
       if (e instanceof StorageError && e.code === 'not-found') {
-        keep('gone since the scan');
+        skip('gone since the scan');
         continue;
       }
       throw e;
     }
-    if (!st.isDirectory && (st.mtimeMs !== o.mtimeMs || scan.now.getTime() - st.mtimeMs < olderThan)) {
-      keep('modified since the scan');
+    const newest = st.isDirectory ? (await dirSummary(storage, st)).mtimeMs : st.mtimeMs;
+    if (newest !== o.mtimeMs || now - newest < olderThan) {
+      skip('modified since the scan');
       continue;
-    }
-    if (o.instant && o.instantState !== 'completed') {
-      const hb = await storage.stat(joinPath(scan.table.metaPath, '.heartbeat', o.instant)).catch(() => undefined);
-      if (hb && scan.now.getTime() - hb.mtimeMs <= HEARTBEAT_EXPIRY_MS) {
-        keep(`instant ${o.instant} has a live heartbeat now`);
-        continue;
-      }
     }
     if (opts.purge) {
       await storage.delete(abs, { recursive: true });
@@ -208,7 +245,7 @@ export async function deleteOrphans(scan: TableScan, orphans: Orphan[], opts: De
     } catch (e) {
       throw new TblError('storage', `could not move ${storage.uri(abs)} to ${storage.uri(dest)}: ${(e as Error).message}`, { path: storage.uri(abs), cause: e });
     }
-    results.push({ path: o.path, kind: o.kind, action: 'moved', to: o.root ? dest : (relativeTo(scan.table.basePath, dest) ?? dest), size: o.size });
+    results.push({ path: o.path, kind: o.kind, action: 'moved', to: o.root ? dest : (relativeTo(basePath, dest) ?? dest), size: o.size });
   }
   return { run, trash, results };
 }

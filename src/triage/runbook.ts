@@ -65,15 +65,16 @@ export const ORPHAN_TEXT: Record<OrphanKind, string> = {
   'flink-leftover': 'Flink file-sink part file that nobody will finish (zombie .inprogress./.pending. file of a killed task)',
   'uncommitted-file': 'data file not referenced by any completed instant',
   'marker-dir': 'marker directory left behind',
-  'stuck-instant': 'pending instant with no live heartbeat: a job without checkpoints, or a dead writer',
+  'stuck-instant': 'pending instant older than --older-than with no live heartbeat: a dead writer, a job without checkpoints, or a long single-writer job (those write no heartbeat)',
   unparseable: 'file name does not parse as a Hudi file',
   'outside-partition': 'Hudi data file in a directory without .hoodie_partition_metadata',
 };
 
 export const ORPHAN_NEXT_STEP: Record<OrphanKind, string> = {
   'flink-leftover': 'Only files older than the threshold are safe to remove (`tblcli orphans --delete --yes`); a live in-progress file belongs to the current checkpoint.',
-  'uncommitted-file': 'If the instant is gone or its writer is dead, quarantine with `tblcli orphans --delete --yes`; otherwise let the writer roll it back.',
-  'marker-dir': 'Quarantine with `tblcli orphans --delete --yes` once the instant is completed or rolled back.',
+  'uncommitted-file':
+    'Deletable only once the instant is off the timeline or its heartbeat file has expired. A pending instant without a heartbeat (single-writer Spark/Flink jobs and compactions write none) may still be running: roll it back first (the next writer with hoodie.cleaner.policy.failed.writes=EAGER does, or `hudi-cli commit rollback`), then re-run orphans.',
+  'marker-dir': 'Quarantine with `tblcli orphans --delete --yes` once the instant is completed or rolled back; a pending instant\'s markers are what its rollback reads.',
   'stuck-instant': 'Check that checkpointing is enabled for the job and that no writer is running; let the next writer (or `commit rollback`) roll it back. Keep the timeline intact.',
   unparseable: 'Check what wrote it; quarantine with `tblcli orphans --delete --yes` if nothing needs it.',
   'outside-partition': 'Check what wrote it; readers never see it.',

@@ -228,16 +228,7 @@ export async function scanTable(table: Table, opts: ScanOptions = {}): Promise<T
   const markerDirs = await mapLimit(
     tempEntries.filter((e) => e.isDirectory && /^\d+$/.test(e.name)),
     concurrency,
-    async (d): Promise<MarkerDir> => {
-      const inner = await walk(storage, d.path, new Set(), concurrency);
-      let size = 0;
-      let mtimeMs = d.mtimeMs;
-      for (const f of inner) {
-        size += f.size;
-        mtimeMs = Math.max(mtimeMs, f.mtimeMs);
-      }
-      return { instant: d.name, rel: relativeTo(basePath, d.path) ?? d.name, path: d.path, size, mtimeMs, files: inner.length };
-    },
+    async (d): Promise<MarkerDir> => ({ instant: d.name, rel: relativeTo(basePath, d.path) ?? d.name, path: d.path, ...(await dirSummary(storage, d, concurrency)) }),
   );
 
   const outside: OutsideDir[] = [];
@@ -249,15 +240,37 @@ export async function scanTable(table: Table, opts: ScanOptions = {}): Promise<T
   return { table, tl, now, layout: table.config.layoutVersion, files, partitions, partitionSet: new Set(partitions.map((p) => p.partition)), view, viewTimeline, writes, markerDirs, heartbeats, outside, warnings };
 }
 
-/** Heartbeat state of an instant (HoodieHeartbeatUtils: missing file ⇒ expired). */
+/** Total size, newest mtime (the dir's own or any file's below it) and file count of a directory. */
+export async function dirSummary(storage: Storage, dir: FileStatus, concurrency = 16): Promise<{ size: number; mtimeMs: number; files: number }> {
+  const inner = await walk(storage, dir.path, new Set(), concurrency);
+  let size = 0;
+  let mtimeMs = dir.mtimeMs;
+  for (const f of inner) {
+    size += f.size;
+    mtimeMs = Math.max(mtimeMs, f.mtimeMs);
+  }
+  return { size, mtimeMs, files: inner.length };
+}
+
+/**
+ * Heartbeat state of an instant. HoodieHeartbeatUtils reads a missing file as expired, but only writers
+ * under the LAZY failed-writes policy write one; triage keeps 'missing' apart (a running job may have none).
+ */
 export function heartbeatOf(scan: TableScan, instant: string): 'alive' | 'expired' | 'missing' {
   const m = scan.heartbeats.get(instant);
   if (m === undefined) return 'missing';
   return scan.now.getTime() - m > HEARTBEAT_EXPIRY_MS ? 'expired' : 'alive';
 }
 
-export function instantStateOf(scan: TableScan, instant: string): 'requested' | 'inflight' | 'completed' | 'absent' {
-  const list = scan.tl.find(instant);
+export type InstantState = 'requested' | 'inflight' | 'completed' | 'absent';
+
+export function instantStateOf(scan: TableScan, instant: string): InstantState {
+  return instantStateIn(scan.tl, instant);
+}
+
+/** State of an instant in a timeline; 'absent' when no file of it is left (rolled back, or failed and cleaned). */
+export function instantStateIn(tl: Timeline, instant: string): InstantState {
+  const list = tl.find(instant);
   if (list.length === 0) return 'absent';
   if (list.some((i) => i.state === 'COMPLETED')) return 'completed';
   return list.some((i) => i.state === 'INFLIGHT') ? 'inflight' : 'requested';
