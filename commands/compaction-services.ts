@@ -2,21 +2,14 @@
 // Spark/Flink. Exit codes: 0 done or nothing to do, 1 failure, 4 lock held / another compaction running.
 import { TblError } from '../src/errors/index.ts';
 import type { CommandSpec, OptionSpec, Opts } from './spec.ts';
-import { parseIntOpt } from './spec.ts';
+import { parseDurationOpt, parseIntOpt } from './spec.ts';
 import { openFromOpts, outputOptions, wantsJson } from './shared.ts';
 import type { Ctx } from './context.ts';
 
-function parseDuration(v: string): number {
-  const m = /^(\d+)(ms|s|m|h)?$/.exec(v.trim());
-  if (!m) throw new Error(`expected a duration like 90s, 30m, 2h or milliseconds, got '${v}'`);
-  const n = Number(m[1]);
-  return n * ({ ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[m[2] ?? 'ms'] as number);
-}
-
 const SERVICE_OPTIONS: OptionSpec[] = [
   { flags: '--wait', description: 'wait for the table lock (and for a compaction run by another process) instead of exiting 4' },
-  { flags: '--wait-timeout <duration>', description: 'give up waiting after this long (e.g. 10m)', parse: parseDuration },
-  { flags: '--lock-expire <duration>', description: 'FileSystemBasedLockProvider expiry (hoodie.write.lock.filesystem.expire; default 1m, 0 = never)', parse: parseDuration },
+  { flags: '--wait-timeout <duration>', description: 'give up waiting after this long (e.g. 10m)', parse: parseDurationOpt },
+  { flags: '--lock-expire <duration>', description: 'FileSystemBasedLockProvider expiry (hoodie.write.lock.filesystem.expire; default 1m, 0 = never)', parse: parseDurationOpt },
   { flags: '--metadata-table <mode>', description: "table with a metadata table: 'refuse' (default) or 'disable' (clear hoodie.table.metadata.partitions, delete .hoodie/metadata)", default: 'refuse' },
   { flags: '--verbose', description: 'report progress and the result on stderr (quiet on success otherwise)' },
 ];
@@ -28,10 +21,10 @@ const SCHEDULE_OPTIONS: OptionSpec[] = [
 ];
 
 const RUN_OPTIONS: OptionSpec[] = [
-  { flags: '--max-duration <duration>', description: 'stop and roll this attempt back when exceeded (e.g. 30m)', parse: parseDuration },
+  { flags: '--max-duration <duration>', description: 'stop and roll this attempt back when exceeded (e.g. 30m)', parse: parseDurationOpt },
   { flags: '--parallelism <n>', description: 'file groups compacted in parallel', default: 2, parse: parseIntOpt },
   { flags: '--codec <codec>', description: 'parquet codec: GZIP (Hudi default), SNAPPY or UNCOMPRESSED', default: 'GZIP' },
-  { flags: '--heartbeat-expiry <duration>', description: 'a running compaction whose heartbeat is older is considered dead (default 2m, as Hudi)', parse: parseDuration },
+  { flags: '--heartbeat-expiry <duration>', description: 'a running compaction whose heartbeat is older is considered dead (default 2m, as Hudi)', parse: parseDurationOpt },
 ];
 
 type Services = typeof import('../src/services/index.ts');

@@ -1,6 +1,7 @@
 // Declarative command registry: every command is a CommandSpec, so commander wiring, the shell and the
 // man page come from one list. Specs import nothing heavy; actions import their library code lazily.
 import type { Ctx } from './context.ts';
+import { parseDuration } from '../src/util/duration.ts';
 
 export interface OptionSpec {
   flags: string;
@@ -42,6 +43,11 @@ export function parseBool(v: string | undefined): boolean {
 export function parseIntOpt(v: string): number {
   if (!/^-?\d+$/.test(v.trim())) throw new Error(`expected an integer, got '${v}'`);
   return Number(v);
+}
+
+/** `30m`, `1h`, `2d`, `500ms`, or a bare number of seconds → milliseconds (one grammar for every duration flag). */
+export function parseDurationOpt(v: string): number {
+  return parseDuration(v);
 }
 
 export const TABLE_OPTIONS = (limit: number): OptionSpec[] => [

@@ -2,13 +2,13 @@
 import { TblError } from '../src/errors/index.ts';
 import type { Ctx } from './context.ts';
 import type { CommandSpec, Opts } from './spec.ts';
-import { parseBool, parseIntOpt } from './spec.ts';
+import { parseBool, parseDurationOpt, parseIntOpt } from './spec.ts';
 import { openFromOpts, outputOptions, wantsJson } from './shared.ts';
 
 /** Exit code for `--exit-code` when anything is at warning or above. */
 export const EXIT_FINDINGS = 3;
 
-const OLDER_THAN = { flags: '--older-than <duration>', description: 'only files/instants older than this are abandoned (30m, 1h, 2d)', default: '1h' };
+const OLDER_THAN = { flags: '--older-than <duration>', description: 'only files/instants older than this are abandoned (30m, 1h, 2d)', default: '1h', parse: parseDurationOpt };
 const BUCKET_INDEX = { flags: '--bucket-index <n>', description: 'the table uses the bucket index with n buckets (default: table config, else inferred from fileIds)', parse: parseIntOpt };
 const EXIT_CODE = { flags: '--exit-code [bool]', description: `exit ${EXIT_FINDINGS} when a finding is at warning or above`, default: false, parse: parseBool };
 
@@ -22,6 +22,11 @@ function dirOpt(o: Opts, basePath: string): { dir?: string; outside?: string } {
   return { dir: d, outside: d };
 }
 
+/** --older-than in ms (commander parsed it; the default '1h' string is parsed here). */
+function olderThanMs(o: Opts): number {
+  return typeof o.olderThan === 'number' ? o.olderThan : parseDurationOpt(String(o.olderThan ?? '1h'));
+}
+
 async function scan(ctx: Ctx, o: Opts) {
   const table = await openFromOpts(ctx, o);
   const t = await import('../src/triage/index.ts');
@@ -29,16 +34,6 @@ async function scan(ctx: Ctx, o: Opts) {
   const s = await t.scanTable(table, { now: ctx.now(), concurrency: o.concurrency as number | undefined, ...(outside ? { outsideDirs: [outside] } : {}) });
   for (const w of s.warnings) ctx.out.warn(w);
   return { t, s };
-}
-
-/** --older-than in ms; parsed here rather than by commander so src/util loads lazily like the rest. */
-async function olderThanMs(o: Opts): Promise<number> {
-  const { parseDuration } = await import('../src/util/index.ts');
-  try {
-    return parseDuration(String(o.olderThan ?? '1h'));
-  } catch (e) {
-    throw new TblError('usage', `option '--older-than <duration>' argument '${String(o.olderThan)}' is invalid: ${(e as Error).message}`);
-  }
 }
 
 function exitFor(o: Opts, severities: string[]): number {
@@ -84,7 +79,7 @@ export const triageSpecs: CommandSpec[] = [
         });
       }
       if (o.purge === true && o.delete !== true) throw new TblError('usage', '--purge only works together with --delete --yes');
-      const ms = await olderThanMs(o);
+      const ms = olderThanMs(o);
       const { t, s } = await scan(ctx, o);
       const orphans = t.findOrphans(s, { olderThanMs: ms, dir: dirOpt(o, s.table.basePath).dir });
       const v = await import('../src/views/triage.ts');
@@ -110,7 +105,7 @@ export const triageSpecs: CommandSpec[] = [
     jsonFields: async () => ['table', 'severity', 'checks', 'pending', 'rolledBack', 'backlog', 'collisions', 'orphans'],
     async action(ctx, o) {
       const { t, s } = await scan(ctx, o);
-      const report = await t.doctor(s, { olderThanMs: await olderThanMs(o), bucketIndex: o.bucketIndex as number | undefined });
+      const report = await t.doctor(s, { olderThanMs: olderThanMs(o), bucketIndex: o.bucketIndex as number | undefined });
       if (wantsJson(o)) ctx.out.json(report);
       else {
         const tb = report.table;
@@ -135,7 +130,7 @@ export const triageSpecs: CommandSpec[] = [
       const format = String(o.format ?? 'prometheus');
       if (format !== 'prometheus' && format !== 'json') throw new TblError('usage', `metrics --format must be prometheus or json, got '${format}'`);
       const { t, s } = await scan(ctx, o);
-      const report = await t.doctor(s, { olderThanMs: await olderThanMs(o), bucketIndex: o.bucketIndex as number | undefined });
+      const report = await t.doctor(s, { olderThanMs: olderThanMs(o), bucketIndex: o.bucketIndex as number | undefined });
       const m = t.tableMetrics(s, report);
       if (format === 'json' || (o.json !== undefined && o.json !== false)) ctx.out.json(m);
       else ctx.out.text(t.renderPrometheus(m));

@@ -5,7 +5,7 @@
 //            `<min>_<max>_<level>.parquet` files of HoodieLSMTimelineInstant (Java LSMTimeline).
 import { StorageError, TblError } from '../errors/index.ts';
 import type { Storage } from '../storage/index.ts';
-import { mapLimit } from '../storage/index.ts';
+import { mapLimit, listOrEmpty } from '../storage/index.ts';
 import { readLogFile } from '../logfile/index.ts';
 import { parquetReadObjects } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
@@ -54,15 +54,6 @@ const VERSION_FILE = '_version_';
 
 function inRange(t: string, o: LoadArchivedOptions): boolean {
   return (o.startTs === undefined || t >= o.startTs) && (o.endTs === undefined || t <= o.endTs);
-}
-
-async function listOrEmpty(storage: Storage, dir: string) {
-  try {
-    return await storage.list(dir);
-  } catch (e) {
-    if (e instanceof StorageError && e.code === 'not-found') return [];
-    throw e;
-  }
 }
 
 /** Instants of the archived timeline in requested-time order (then by state). */

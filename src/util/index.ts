@@ -2,3 +2,4 @@ export * from './instant-time.ts';
 export * from './bytes.ts';
 export * from './paths.ts';
 export * from './duration.ts';
+export * from './glob.ts';

@@ -7,6 +7,7 @@ import type { Table } from '../table/index.ts';
 import { loadFileSystemView, loadCommits } from '../table/index.ts';
 import { bytesHuman } from './format.ts';
 import { javaHashMapOrder } from './java-map.ts';
+import { pathGlob as globMatcher } from '../util/index.ts';
 import { result, type TableResult } from './result.ts';
 
 interface SliceRow {
@@ -47,18 +48,6 @@ function toSliceRow(table: Table, partition: string, slice: FileSlice): SliceRow
   };
 }
 
-/** Glob over partition paths: `*` one segment, `**` any depth; the default matches every partition. */
-export function partitionGlob(glob: string): (p: string) => boolean {
-  if (glob === '' || glob === '**') return () => true;
-  const re = new RegExp(
-    `^${glob
-      .split('/')
-      .map((seg) => (seg === '**' ? '.*' : seg.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]')))
-      .join('/')}$`,
-  );
-  return (p) => re.test(p);
-}
-
 export interface FsViewOptions {
   baseFileOnly: boolean;
   excludeCompaction?: boolean;
@@ -74,7 +63,7 @@ export async function showFsViewAll(table: Table, pathGlob: string, o: FsViewOpt
     includeInflight: o.includeInflight,
     excludeCompaction: o.excludeCompaction,
   });
-  const match = partitionGlob(pathGlob);
+  const match = globMatcher(pathGlob);
   const rows: SliceRow[] = [];
   for (const fg of view.allFileGroups()) {
     if (!match(fg.partition)) continue;
@@ -197,7 +186,7 @@ function stdDev(v: number[]): number {
 
 export async function statsFileSizes(table: Table, pathGlob: string): Promise<TableResult> {
   const view = await loadFileSystemView(table, { includeInflight: true });
-  const match = partitionGlob(pathGlob);
+  const match = globMatcher(pathGlob);
   const byCommit = new Map<string, number[]>();
   const all: number[] = [];
   for (const fg of view.allFileGroups()) {

@@ -11,46 +11,13 @@ import { parseLogFileName } from '../fs-view/index.ts';
 import { mergeConfigFromProperties, mergeFileSlice } from '../merge/index.ts';
 import type { Table } from '../table/index.ts';
 import { viewTimelineOf } from '../table/index.ts';
-import { baseName, joinPath, parentPath, relativeTo } from '../util/index.ts';
+import { baseName, joinPath, parentPath, relativeTo, GLOB_CHARS, globSegmentRegex } from '../util/index.ts';
 import { javaHashMapOrder } from './java-map.ts';
 import type { TableResult } from './result.ts';
 
 export interface LogResult<R = unknown> extends TableResult<R> {
   /** corrupt blocks and other problems, one line each (the command prints them to stderr) */
   warnings: string[];
-}
-
-// ---------------------------------------------------------------- glob (Hadoop globStatus syntax)
-
-const GLOB_CHARS = /[*?[{\\]/;
-
-/** One path segment of a Hadoop glob (`*`, `?`, `[abc]`, `[^a]`, `{a,b}`, `\x`) → RegExp. */
-export function globSegmentRegex(seg: string): RegExp {
-  let re = '';
-  let inBrace = 0;
-  for (let i = 0; i < seg.length; i++) {
-    const c = seg[i]!;
-    if (c === '\\' && i + 1 < seg.length) re += `\\${seg[++i]}`;
-    else if (c === '*') re += '.*';
-    else if (c === '?') re += '.';
-    else if (c === '[') {
-      const end = seg.indexOf(']', i + 1);
-      if (end < 0) throw new TblError('usage', `unclosed '[' in glob segment '${seg}'`);
-      let body = seg.slice(i + 1, end);
-      if (body.startsWith('!')) body = `^${body.slice(1)}`;
-      re += `[${body.replace(/\\/g, '\\\\')}]`;
-      i = end;
-    } else if (c === '{') {
-      inBrace++;
-      re += '(?:';
-    } else if (c === '}' && inBrace > 0) {
-      inBrace--;
-      re += ')';
-    } else if (c === ',' && inBrace > 0) re += '|';
-    else re += c.replace(/[.+^$()|\]\\]/g, '\\$&');
-  }
-  if (inBrace > 0) throw new TblError('usage', `unclosed '{' in glob segment '${seg}'`);
-  return new RegExp(`^${re}$`);
 }
 
 /**

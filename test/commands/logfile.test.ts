@@ -8,7 +8,8 @@ import { logfileSpecs } from '../../commands/logfile.ts';
 import { makeTestIO } from '../../src/io/index.ts';
 import { openTable, loadFileSystemView } from '../../src/table/index.ts';
 import { mergeConfigFromProperties, mergeFileSlice } from '../../src/merge/index.ts';
-import { avroToString, globSegmentRegex, showLogFileMetadata, showLogFileRecords } from '../../src/views/logfile.ts';
+import { avroToString, showLogFileMetadata, showLogFileRecords } from '../../src/views/logfile.ts';
+import { globSegmentRegex, pathGlob } from '../../src/util/index.ts';
 import { HAVE_FIXTURES, allTableIds, catalogTable, table, tableFresh } from '../support/fixtures.ts';
 
 interface CatBlock { offset: number; type: string; instant_time?: string; record_count?: number; header_keys: string[] }
@@ -23,6 +24,18 @@ async function runSpec(name: string, opts: Record<string, unknown>) {
 }
 
 const logTables = HAVE_FIXTURES ? allTableIds().filter((id) => (catalogTable(id).log_files as CatLog[]).length > 0) : [];
+
+describe('pathGlob (partition globs: Hadoop segments plus **)', () => {
+  it('matches one segment per * and any depth for **', () => {
+    expect(pathGlob('*')('region=us')).toBe(true);
+    expect(pathGlob('*')('2023/04/01')).toBe(false);
+    expect(pathGlob('*/*/*')('2023/04/01')).toBe(true);
+    expect(pathGlob('**')('2023/04/01')).toBe(true);
+    expect(pathGlob('2023/**/12')('2023/04/01/12')).toBe(true);
+    expect(pathGlob('region={us,eu}')('region=eu')).toBe(true);
+    expect(pathGlob('region={us,eu}')('region=apac')).toBe(false);
+  });
+});
 
 describe('globSegmentRegex (Hadoop glob)', () => {
   it('* matches dot files, ? one char, [..] classes, {a,b} alternatives', () => {
