@@ -54,6 +54,19 @@ export type StorageErrorCode =
   | 'timeout'
   | 'io';
 
+/** How every storage backend words a failure code in its one-line message. */
+export const STORAGE_ERROR_WORDS: Record<StorageErrorCode, string> = {
+  'not-found': 'no such file or directory',
+  'already-exists': 'already exists',
+  'permission-denied': 'permission denied',
+  'not-empty': 'directory not empty',
+  'not-a-directory': 'not a directory',
+  'is-a-directory': 'is a directory',
+  unavailable: 'service unavailable',
+  timeout: 'timed out',
+  io: 'I/O error',
+};
+
 export class StorageError extends TblError {
   readonly op: string;
   readonly code: StorageErrorCode;

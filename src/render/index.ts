@@ -6,5 +6,5 @@ export { renderFlipTable, renderPlainTable } from './flip-table.ts';
 export type { FlipTableStyle } from './flip-table.ts';
 export { renderDelimited } from './delimited.ts';
 export { renderJson, selectFields } from './json.ts';
-export { javaValueOf, javaDouble } from './java.ts';
+export { javaValueOf, javaDouble, decimalHash00 } from './java.ts';
 export { stripAnsi, visibleLength, bold, yellow } from './ansi.ts';

@@ -29,3 +29,11 @@ export function javaDouble(v: number): string {
   const m = mant.includes('.') ? mant : `${mant}.0`;
   return `${sign}${m}E${exp.startsWith('+') ? exp.slice(1) : exp}`;
 }
+
+/** DecimalFormat("#.00"): no leading zero (0.5 → ".50"), HALF_EVEN rounding. */
+export function decimalHash00(v: number): string {
+  const r = Math.round(v * 100);
+  const cents = Math.abs(v * 100 - Math.trunc(v * 100)) === 0.5 ? 2 * Math.round((v * 100) / 2) : r;
+  const s = (cents / 100).toFixed(2);
+  return s.startsWith('0.') ? s.slice(1) : s.startsWith('-0.') ? `-${s.slice(2)}` : s;
+}

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { StorageError, type StorageErrorCode } from '../errors/index.ts';
+import { STORAGE_ERROR_WORDS, StorageError, type StorageErrorCode } from '../errors/index.ts';
 import { readFileSync, statSync } from 'node:fs';
 import type { ContentSummary, DeleteOptions, FileStatus, ListOptions, Storage } from './types.ts';
 
@@ -25,22 +25,10 @@ function codeOf(e: unknown): StorageErrorCode {
   }
 }
 
-const WORDS: Record<StorageErrorCode, string> = {
-  'not-found': 'no such file or directory',
-  'already-exists': 'already exists',
-  'permission-denied': 'permission denied',
-  'not-empty': 'directory not empty',
-  'not-a-directory': 'not a directory',
-  'is-a-directory': 'is a directory',
-  unavailable: 'unavailable',
-  timeout: 'timed out',
-  io: 'I/O error',
-};
-
 function fail(op: string, path: string, e: unknown): StorageError {
   const code = codeOf(e);
   const detail = code === 'io' ? `: ${(e as Error)?.message ?? String(e)}` : '';
-  return new StorageError(op, path, code, `${op} ${path}: ${WORDS[code]}${detail}`, { cause: e });
+  return new StorageError(op, path, code, `${op} ${path}: ${STORAGE_ERROR_WORDS[code]}${detail}`, { cause: e });
 }
 
 function toStatus(path: string, st: import('node:fs').Stats): FileStatus {

@@ -1,6 +1,6 @@
 // show fsview all|latest, stats wa, stats filesizes (hudi-cli FileSystemViewCommand, StatsCommand).
 import type { ColumnSpec, Raw } from '../render/index.ts';
-import { javaDouble } from '../render/index.ts';
+import { decimalHash00, javaDouble } from '../render/index.ts';
 import type { FileSlice, LogFile } from '../fs-view/index.ts';
 import { commitTotals } from '../metadata/index.ts';
 import type { Table } from '../table/index.ts';
@@ -120,14 +120,6 @@ interface WaRow {
   commitTime: string;
   upserted: number;
   written: number;
-}
-
-/** DecimalFormat("#.00"): no leading zero (0.5 → ".50"), HALF_EVEN rounding. */
-export function decimalHash00(v: number): string {
-  const r = Math.round(v * 100);
-  const cents = Math.abs(v * 100 - Math.trunc(v * 100)) === 0.5 ? 2 * Math.round((v * 100) / 2) : r;
-  const s = (cents / 100).toFixed(2);
-  return s.startsWith('0.') ? s.slice(1) : s.startsWith('-0.') ? `-${s.slice(2)}` : s;
 }
 
 function waf(r: WaRow): string {

@@ -1,4 +1,4 @@
-import { StorageError, type StorageErrorCode } from '../../errors/index.ts';
+import { StorageError, type StorageErrorCode, STORAGE_ERROR_WORDS } from '../../errors/index.ts';
 
 /** The `RemoteException` object of a WebHDFS/HttpFS error body. */
 export interface RemoteException {
@@ -95,17 +95,7 @@ export function codeFor(f: Failure): StorageErrorCode {
   }
 }
 
-export const WORDS: Record<StorageErrorCode, string> = {
-  'not-found': 'no such file or directory',
-  'already-exists': 'already exists',
-  'permission-denied': 'permission denied',
-  'not-empty': 'directory not empty',
-  'not-a-directory': 'not a directory',
-  'is-a-directory': 'is a directory',
-  unavailable: 'service unavailable',
-  timeout: 'timed out',
-  io: 'I/O error',
-};
+export const WORDS = STORAGE_ERROR_WORDS;
 
 function firstLine(s: string): string {
   return s.split(/\r?\n/)[0]!.trim();
