@@ -1,3 +1,4 @@
 export * from './read.ts';
 export * from './write.ts';
 export * from './bloom.ts';
+export * from './write-incremental.ts';

@@ -286,67 +286,113 @@ export const DEFAULT_CREATED_BY = 'tblcli (hyparquet-writer 0.17)';
 
 const compressors = { GZIP: (input: Uint8Array) => new Uint8Array(gzipSync(input)) };
 
-/** Writes one Hudi base file in memory. Keys feed the bloom filter and min/max in row order. */
-export function writeHoodieParquet(opts: HoodieParquetWriteOptions): HoodieParquetFile {
-  const { schema, rows } = opts;
+// ---- pieces shared with the incremental writer (write-incremental.ts) ----
+
+export interface PreparedHoodieSchema {
+  schema: AvroRecordSchema;
+  named: Named;
+  parquetSchema: SchemaElement[];
+  keyField: string;
+}
+
+export function prepareHoodieSchema(schema: AvroRecordSchema, recordKeyField?: string): PreparedHoodieSchema {
   const named: Named = {};
   registerNamed(schema, named);
   const parquetSchema = avroToParquetSchema(schema);
-  const keyField = opts.recordKeyField ?? '_hoodie_record_key';
+  const keyField = recordKeyField ?? '_hoodie_record_key';
   if (!schema.fields.some((f) => f.name === keyField)) {
     throw new TblError('parquet', `schema ${fullName(schema)} has no record key field ${keyField}`);
   }
+  return { schema, named, parquetSchema, keyField };
+}
 
-  const bloom = opts.bloomFilter === false ? undefined : HoodieBloomFilter.create(opts.bloomFilter ?? {});
-  let minKey: string | undefined;
-  let maxKey: string | undefined;
-  for (const [i, r] of rows.entries()) {
-    const k = r[keyField];
-    if (typeof k !== 'string' || k === '') throw new TblError('parquet', `row ${i} has no record key in ${keyField}`);
-    bloom?.add(k);
-    // Java String.compareTo == UTF-16 code unit order == JS string comparison
-    if (minKey === undefined || k < minKey) minKey = k;
-    if (maxKey === undefined || k > maxKey) maxKey = k;
+/** The value of top-level field `f` as hyparquet-writer takes it. */
+export function convertFieldValue(p: PreparedHoodieSchema, f: AvroField, v: unknown): unknown {
+  return convertValue(v, f.type, p.named, f.name);
+}
+
+/** Bloom filter and min/max record key, fed in row order. */
+export class RecordKeyTracker {
+  readonly bloom: HoodieBloomFilter | undefined;
+  minKey: string | undefined;
+  maxKey: string | undefined;
+  constructor(
+    private readonly keyField: string,
+    bloomFilter: BloomFilterOptions | false | undefined,
+  ) {
+    this.bloom = bloomFilter === false ? undefined : HoodieBloomFilter.create(bloomFilter ?? {});
   }
+  add(r: Record<string, unknown>, i: number): void {
+    const k = r[this.keyField];
+    if (typeof k !== 'string' || k === '') throw new TblError('parquet', `row ${i} has no record key in ${this.keyField}`);
+    this.bloom?.add(k);
+    // Java String.compareTo == UTF-16 code unit order == JS string comparison
+    if (this.minKey === undefined || k < this.minKey) this.minKey = k;
+    if (this.maxKey === undefined || k > this.maxKey) this.maxKey = k;
+  }
+}
 
-  const columnData: ColumnSource[] = schema.fields.map((f) => ({
-    name: f.name,
-    data: rows.map((r) => convertValue(r[f.name], f.type, named, f.name)),
-  }));
-
+/** Footer key/values in the order HoodieAvroWriteSupport writes them. */
+export function hoodieFooterKv(schema: AvroRecordSchema, keys: RecordKeyTracker): KeyValue[] {
   const kv: KeyValue[] = [
     { key: FOOTER_AVRO_SCHEMA, value: JSON.stringify(schema) },
     { key: 'writer.model.name', value: 'avro' },
   ];
+  const bloom = keys.bloom;
   if (bloom) {
     if (bloom.type === 'DYNAMIC_V0') kv.push({ key: FOOTER_BLOOM_TYPE_CODE, value: 'DYNAMIC_V0' });
     kv.push({ key: FOOTER_BLOOM_FILTER, value: bloom.serialize() });
   }
-  if (minKey !== undefined && maxKey !== undefined) {
-    kv.push({ key: FOOTER_MIN_RECORD_KEY, value: minKey }, { key: FOOTER_MAX_RECORD_KEY, value: maxKey });
+  if (keys.minKey !== undefined && keys.maxKey !== undefined) {
+    kv.push({ key: FOOTER_MIN_RECORD_KEY, value: keys.minKey }, { key: FOOTER_MAX_RECORD_KEY, value: keys.maxKey });
   }
+  return kv;
+}
+
+/** ParquetWriter options common to both writers. */
+export function hoodieWriterOptions(p: PreparedHoodieSchema, opts: { codec?: ParquetCodec; createdBy?: string }) {
+  return {
+    // hyparquet-writer bundles its own hyparquet copy; the SchemaElement shapes are identical
+    schema: p.parquetSchema as NonNullable<Parameters<typeof parquetWrite>[0]['schema']>,
+    codec: (opts.codec ?? 'GZIP') as CompressionCodec,
+    compressors,
+    statistics: true,
+    statisticsTruncateLength: Infinity,
+    createdBy: opts.createdBy ?? DEFAULT_CREATED_BY,
+  };
+}
+
+export function writeFailed(schema: AvroRecordSchema, e: unknown): TblError {
+  if (e instanceof TblError) return e;
+  return new TblError('parquet', `cannot write parquet for ${fullName(schema)}: ${(e as Error).message}`, { cause: e });
+}
+
+/** Writes one Hudi base file in memory. Keys feed the bloom filter and min/max in row order. */
+export function writeHoodieParquet(opts: HoodieParquetWriteOptions): HoodieParquetFile {
+  const { schema, rows } = opts;
+  const p = prepareHoodieSchema(schema, opts.recordKeyField);
+  const keys = new RecordKeyTracker(p.keyField, opts.bloomFilter);
+  for (const [i, r] of rows.entries()) keys.add(r, i);
+
+  const columnData: ColumnSource[] = schema.fields.map((f) => ({
+    name: f.name,
+    data: rows.map((r) => convertFieldValue(p, f, r[f.name])),
+  }));
 
   const writer = new ByteWriter();
   try {
     void parquetWrite({
       writer,
       columnData,
-      // hyparquet-writer bundles its own hyparquet copy; the SchemaElement shapes are identical
-      schema: parquetSchema as NonNullable<Parameters<typeof parquetWrite>[0]['schema']>,
-      codec: (opts.codec ?? 'GZIP') as CompressionCodec,
-      compressors,
-      statistics: true,
-      statisticsTruncateLength: Infinity,
+      ...hoodieWriterOptions(p, opts),
       rowGroupSize: opts.rowGroupSize ?? 1_000_000,
       pageSize: opts.pageSize ?? 1048576,
-      kvMetadata: kv,
-      createdBy: opts.createdBy ?? DEFAULT_CREATED_BY,
+      kvMetadata: hoodieFooterKv(schema, keys),
     });
   } catch (e) {
-    if (e instanceof TblError) throw e;
-    throw new TblError('parquet', `cannot write parquet for ${fullName(schema)}: ${(e as Error).message}`, { cause: e });
+    throw writeFailed(schema, e);
   }
-  return { bytes: writer.getBytes(), rowCount: rows.length, minRecordKey: minKey, maxRecordKey: maxKey, bloomFilter: bloom };
+  return { bytes: writer.getBytes(), rowCount: rows.length, minRecordKey: keys.minKey, maxRecordKey: keys.maxKey, bloomFilter: keys.bloom };
 }
 
 /**

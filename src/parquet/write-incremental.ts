@@ -1,0 +1,129 @@
+// The incremental form of writeHoodieParquet: rows arrive in batches, each full row group is encoded
+// and compressed as soon as it is complete, so only one row group of values is held at a time (plus
+// the compressed file so far, which Storage.writeNew then makes visible atomically). For the same rows
+// and options the bytes equal writeHoodieParquet's: same row-group boundaries, same footer keys.
+import { ByteWriter, ParquetWriter } from 'hyparquet-writer';
+import type { Storage } from '../storage/index.ts';
+import {
+  convertFieldValue,
+  hoodieFooterKv,
+  hoodieWriterOptions,
+  prepareHoodieSchema,
+  RecordKeyTracker,
+  writeFailed,
+  type HoodieParquetFile,
+  type HoodieParquetWriteOptions,
+} from './write.ts';
+
+export type HoodieParquetWriterOptions = Omit<HoodieParquetWriteOptions, 'rows'>;
+
+export interface HoodieParquetWriter {
+  /** Adds rows (Avro JS values, as writeHoodieParquet takes them); the row objects are not kept. */
+  write(rows: Iterable<Record<string, unknown>>): void;
+  /** Rows written so far. */
+  readonly rowCount: number;
+  /** Compressed bytes produced so far (complete row groups only). */
+  readonly bytesWritten: number;
+  /** Writes the last row group, the indexes and the footer. The writer cannot be used afterwards. */
+  finish(): HoodieParquetFile & { size: number };
+}
+
+/** Collects the file in chunks: one chunk per row group, so the buffer never doubles the whole file. */
+class ChunkWriter extends ByteWriter {
+  readonly chunks: Uint8Array[] = [];
+  flush(): void {
+    if (this.index === 0) return;
+    this.chunks.push(new Uint8Array(this.buffer.slice(0, this.index)));
+    this.index = 0;
+  }
+  concat(): Uint8Array {
+    this.flush();
+    if (this.chunks.length === 1) return this.chunks[0]!;
+    const out = new Uint8Array(this.offset);
+    let at = 0;
+    for (const c of this.chunks) {
+      out.set(c, at);
+      at += c.length;
+    }
+    this.chunks.length = 0;
+    return out;
+  }
+}
+
+/** Default rows per row group for the incremental writer, as writeHoodieParquet (1,000,000). */
+export const DEFAULT_ROW_GROUP_ROWS = 1_000_000;
+
+export function openHoodieParquetWriter(opts: HoodieParquetWriterOptions): HoodieParquetWriter {
+  const { schema } = opts;
+  const p = prepareHoodieSchema(schema, opts.recordKeyField);
+  const keys = new RecordKeyTracker(p.keyField, opts.bloomFilter);
+  const groupRows = opts.rowGroupSize ?? DEFAULT_ROW_GROUP_ROWS;
+  const pageSize = opts.pageSize ?? 1048576;
+  const fields = schema.fields;
+  const sink = new ChunkWriter();
+  let pq: ParquetWriter;
+  try {
+    pq = new ParquetWriter({ writer: sink, ...hoodieWriterOptions(p, opts) });
+  } catch (e) {
+    throw writeFailed(schema, e);
+  }
+  let columns: unknown[][] = fields.map(() => []);
+  let pending = 0;
+  let rowCount = 0;
+  let finished = false;
+
+  const flushGroup = (): void => {
+    if (pending === 0) return;
+    const columnData = fields.map((f, j) => ({ name: f.name, data: columns[j]! }));
+    columns = fields.map(() => []);
+    pending = 0;
+    try {
+      // exactly one row group per call: the buffered rows never exceed groupRows
+      void pq.write({ columnData, rowGroupSize: groupRows, pageSize });
+    } catch (e) {
+      throw writeFailed(schema, e);
+    }
+  };
+
+  return {
+    write(rows) {
+      if (finished) throw writeFailed(schema, new Error('write after finish'));
+      for (const r of rows) {
+        keys.add(r, rowCount);
+        for (let j = 0; j < fields.length; j++) {
+          const f = fields[j]!;
+          columns[j]!.push(convertFieldValue(p, f, r[f.name]));
+        }
+        rowCount++;
+        if (++pending === groupRows) flushGroup();
+      }
+    },
+    get rowCount() {
+      return rowCount;
+    },
+    get bytesWritten() {
+      return sink.offset;
+    },
+    finish() {
+      if (finished) throw writeFailed(schema, new Error('finish called twice'));
+      finished = true;
+      flushGroup();
+      // the bloom filter and min/max keys are known only now; ParquetWriter reads kvMetadata in finish()
+      pq.kvMetadata = hoodieFooterKv(schema, keys);
+      try {
+        void pq.finish();
+      } catch (e) {
+        throw writeFailed(schema, e);
+      }
+      const bytes = sink.concat();
+      return { bytes, size: bytes.length, rowCount, minRecordKey: keys.minKey, maxRecordKey: keys.maxKey, bloomFilter: keys.bloom };
+    },
+  };
+}
+
+/** finish() + Storage.writeNew: create-only and atomic, like writeHoodieBaseFile. */
+export async function finishHoodieBaseFile(storage: Storage, path: string, w: HoodieParquetWriter): Promise<HoodieParquetFile & { path: string; size: number }> {
+  const file = w.finish();
+  await storage.writeNew(path, file.bytes);
+  return { ...file, path };
+}
