@@ -20,6 +20,8 @@ export type HoodieParquetWriterOptions = Omit<HoodieParquetWriteOptions, 'rows'>
 export interface HoodieParquetWriter {
   /** Adds rows (Avro JS values, as writeHoodieParquet takes them); the row objects are not kept. */
   write(rows: Iterable<Record<string, unknown>>): void;
+  /** Adds one row. */
+  writeRow(row: Record<string, unknown>): void;
   /** Rows written so far. */
   readonly rowCount: number;
   /** Compressed bytes produced so far (complete row groups only). */
@@ -85,19 +87,22 @@ export function openHoodieParquetWriter(opts: HoodieParquetWriterOptions): Hoodi
     }
   };
 
+  const writeRow = (r: Record<string, unknown>): void => {
+    if (finished) throw writeFailed(schema, new Error('write after finish'));
+    keys.add(r, rowCount);
+    for (let j = 0; j < fields.length; j++) {
+      const f = fields[j]!;
+      columns[j]!.push(convertFieldValue(p, f, r[f.name]));
+    }
+    rowCount++;
+    if (++pending === groupRows) flushGroup();
+  };
+
   return {
     write(rows) {
-      if (finished) throw writeFailed(schema, new Error('write after finish'));
-      for (const r of rows) {
-        keys.add(r, rowCount);
-        for (let j = 0; j < fields.length; j++) {
-          const f = fields[j]!;
-          columns[j]!.push(convertFieldValue(p, f, r[f.name]));
-        }
-        rowCount++;
-        if (++pending === groupRows) flushGroup();
-      }
+      for (const r of rows) writeRow(r);
     },
+    writeRow,
     get rowCount() {
       return rowCount;
     },

@@ -13,7 +13,8 @@ import {
   type CompactionPlan,
   type WriteStat,
 } from '../../metadata/index.ts';
-import { HOODIE_META_FIELDS, withHoodieMetaFields, writeHoodieParquet, type AvroRecordSchema, type ParquetCodec } from '../../parquet/write.ts';
+import { HOODIE_META_FIELDS, withHoodieMetaFields, type AvroRecordSchema, type ParquetCodec } from '../../parquet/write.ts';
+import { openHoodieParquetWriter } from '../../parquet/write-incremental.ts';
 import { mapLimit } from '../../storage/index.ts';
 import { latestTableSchema, loadFileSystemView, requireMergeOnRead, type Table } from '../../table/index.ts';
 import type { Instant, Timeline } from '../../timeline/index.ts';
@@ -34,11 +35,18 @@ export interface RunOptions extends ServiceOptions {
   /** file groups compacted in parallel (default 2) */
   parallelism?: number;
   codec?: ParquetCodec;
+  /** rows per row group of the new base files (default COMPACTION_ROW_GROUP_ROWS) */
   rowGroupSize?: number;
   /** with --wait: poll interval while another process runs the compaction */
   pollMs?: number;
   onProgress?: (e: { type: 'file-written'; partition: string; fileId: string; path: string; records: number; bytes: number }) => void;
 }
+
+/**
+ * Rows per output row group. hyparquet-writer cuts row groups by rows, Hudi by bytes (120 MB); one row
+ * group of values is what the incremental writer holds in memory, so this bounds compaction's footprint.
+ */
+export const COMPACTION_ROW_GROUP_ROWS = 100_000;
 
 export type RunStatus = 'completed' | 'nothing-to-do' | 'already-completed';
 
@@ -172,10 +180,13 @@ async function compactOperation(ctx: OpContext, op: CompactionOperation, index: 
   const baseFile = op.dataFilePath ? { path: joinPath(dir, op.dataFilePath), ext: 'parquet', size: (await storage.stat(joinPath(dir, op.dataFilePath))).size } : undefined;
   const logFiles = await Promise.all((op.deltaFilePaths ?? []).map(async (n) => ({ path: joinPath(dir, n), size: (await storage.stat(joinPath(dir, n))).size })));
   const fileName = formatBaseFileName({ fileId, writeToken: formatWriteToken(index, 0, 0), instant, ext: 'parquet' });
-  // rows are fixed up in place: base rows are fresh objects from the reader, log rows are used once
-  const rows: Record<string, unknown>[] = [];
+  // rows go to the writer as they are merged: only the open row group (as column values) and the
+  // compressed file so far are held; base rows are fixed up in place (fresh objects from the reader),
+  // log rows are used once
+  const writeStart = Date.now();
+  const writer = openHoodieParquetWriter({ schema: ctx.writerSchema, codec: ctx.opts.codec, rowGroupSize: ctx.opts.rowGroupSize ?? COMPACTION_ROW_GROUP_ROWS });
   const s = await mergeSliceStreaming(storage, { partition, fileId, baseFile, logFiles }, { config: ctx.config, isValidInstant: ctx.isValidInstant }, (out, key) => {
-    const n = rows.length;
+    const n = writer.rowCount;
     // compaction preserves commit time and seqno; the file name always points at the new file
     out._hoodie_commit_time ??= instant;
     out._hoodie_commit_seqno ??= `${instant}_${index}_${n}`;
@@ -187,13 +198,13 @@ async function compactOperation(ctx: OpContext, op: CompactionOperation, index: 
       // log rows from parquet data blocks still come back as Date (ms); the column holds micros
       if (v instanceof Date) out[f] = BigInt(v.getTime()) * 1000n;
     }
-    rows.push(out);
+    writer.writeRow(out);
   });
+  const file = writer.finish();
+  // log scan, base read, merge and encoding of full row groups overlap in that loop
   const scanMs = Date.now() - started;
   if (ctx.deadline !== undefined && Date.now() > ctx.deadline) throw maxDurationError(ctx);
 
-  const writeStart = Date.now();
-  const file = writeHoodieParquet({ schema: ctx.writerSchema, rows, codec: ctx.opts.codec, rowGroupSize: ctx.opts.rowGroupSize });
   await ctx.opts.onPoint?.('before-base-file');
   await createMarker(storage, basePath, instant, { partition, fileName, ioType: baseFile ? 'MERGE' : 'CREATE' });
   await ctx.opts.onPoint?.('after-marker');
@@ -201,17 +212,18 @@ async function compactOperation(ctx: OpContext, op: CompactionOperation, index: 
   await storage.writeNew(path, file.bytes);
   await ctx.opts.onPoint?.('after-base-file');
   const writeMs = Date.now() - writeStart;
-  const logInserts = rows.length - (s.baseRecords - s.totalDeletedRecords);
+  const count = file.rowCount;
+  const logInserts = count - (s.baseRecords - s.totalDeletedRecords);
   const size = file.bytes.length;
-  ctx.opts.onProgress?.({ type: 'file-written', partition, fileId, path, records: rows.length, bytes: size });
+  ctx.opts.onProgress?.({ type: 'file-written', partition, fileId, path, records: count, bytes: size });
   return {
     fileId,
     path: partition === '' ? fileName : `${partition}/${fileName}`,
     prevCommit: op.baseInstantTime ?? 'null',
-    numWrites: rows.length,
+    numWrites: count,
     numDeletes: s.totalDeletedRecords,
     numUpdateWrites: s.totalUpdatedRecordsCompacted,
-    numInserts: rows.length - s.totalUpdatedRecordsCompacted,
+    numInserts: count - s.totalUpdatedRecordsCompacted,
     totalWriteBytes: size,
     totalWriteErrors: 0,
     partitionPath: partition,
