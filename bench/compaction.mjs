@@ -1,9 +1,13 @@
-// Offline compaction of one synthetic file slice: a 1,000,000-record GZIP base file + 5 log files of
-// updates/inserts in a MOR table (table version 6), `compaction schedule` + `compaction run` through the
-// library. Reports records/s and peak RSS against a floor measured in the same run: hyparquet-writer
-// rewriting the same base file (read all rows, write them GZIP). Never asserted. DuckDB is not installed,
-// so the DuckDB comparison of the issue is not made.
-// Usage: node bench/compaction.mjs  (env BENCH_MERGE_ROWS=1000000, BENCH_MERGE_LOG_ROWS=50000, BENCH_RUNS=3)
+// Offline compaction of one synthetic file slice: a 1,000,000-record GZIP base file in row groups of
+// 100,000 rows (what Hudi's 120 MB row-group target gives for wider rows) + 5 log files of updates/inserts
+// in a MOR table (table version 6), `compaction schedule` + `compaction run` through the library.
+// Reports records/s and peak RSS against two floors measured in the same run, each in its own process:
+// DuckDB rewriting the base file (`COPY (SELECT * FROM read_parquet(..)) TO .. (FORMAT PARQUET)`, the
+// issue's floor; its default codec SNAPPY, all cores) and hyparquet + hyparquet-writer rewriting it
+// the way compaction does (one row group read at a time, incremental writer, GZIP). Never asserted.
+// Usage: node bench/compaction.mjs  (env BENCH_MERGE_ROWS=1000000, BENCH_MERGE_LOG_ROWS=50000,
+//        BENCH_BASE_ROW_GROUP=100000, BENCH_OUT_ROW_GROUP (compaction's output row group, default its own),
+//        BENCH_NODE_FLAGS e.g. "--max-old-space-size=256" for the compaction process, BENCH_RUNS=3)
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, rmSync, statSync, writeFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,9 +16,10 @@ import { build } from 'esbuild';
 const root = new URL('..', import.meta.url).pathname;
 const ROWS = Number(process.env.BENCH_MERGE_ROWS ?? 1_000_000);
 const LOG_ROWS = Number(process.env.BENCH_MERGE_LOG_ROWS ?? 50_000);
+const BASE_RG = Number(process.env.BENCH_BASE_ROW_GROUP ?? 100_000);
 const LOGS = 5;
 const out = join(root, '.bench-out');
-const dir = join(out, `compaction-${ROWS}-${LOG_ROWS}`);
+const dir = join(out, `compaction-${ROWS}-${LOG_ROWS}-rg${BASE_RG}`);
 const libFile = join(out, 'compaction-lib.mjs');
 const BASE_INSTANT = '20250101000000000';
 const logInstant = (i) => `2025010100${String(i + 1).padStart(2, '0')}00000`;
@@ -44,11 +49,11 @@ async function generate(lib) {
   const storage = new lib.LocalStorage();
   const full = lib.withHoodieMetaFields(schema);
   const key = (n) => `key-${String(n).padStart(8, '0')}`;
-  const rows = new Array(ROWS);
+  const w = lib.openHoodieParquetWriter({ schema: full, codec: 'GZIP', rowGroupSize: BASE_RG });
   for (let n = 0; n < ROWS; n++) {
-    rows[n] = { ...lib.hoodieMetaValues({ instant: BASE_INSTANT, seq: n, recordKey: key(n), partitionPath: '', fileName: baseName }), id: key(n), ts: 1000, amount: n / 7, status: 'new' };
+    w.writeRow({ ...lib.hoodieMetaValues({ instant: BASE_INSTANT, seq: n, recordKey: key(n), partitionPath: '', fileName: baseName }), id: key(n), ts: 1000, amount: n / 7, status: 'new' });
   }
-  await lib.writeHoodieBaseFile(storage, join(table, baseName), { schema: full, rows, codec: 'GZIP' });
+  await lib.finishHoodieBaseFile(storage, join(table, baseName), w);
   const commit = (t) => {
     const m = lib.emptyCommitMetadata();
     m.extraMetadata = { schema: JSON.stringify(schema) };
@@ -70,20 +75,40 @@ async function generate(lib) {
 }
 
 async function measure(mode, table) {
-  const lib = await import(libFile);
   const t0 = process.hrtime.bigint();
   let records;
-  if (mode === 'compaction') {
-    const t = await lib.openTable(table);
-    const s = await lib.scheduleCompaction(t, { strategy: 'all', clockSkewMs: 0 });
-    const r = await lib.runCompaction(await lib.openTable(table), { clockSkewMs: 0, parallelism: 1 });
-    if (r.status !== 'completed') throw new Error(`compaction ${s.instant}: ${r.status}`);
-    records = r.writeStats[0].numWrites;
+  if (mode === 'duckdb') {
+    const { DuckDBInstance } = await import('@duckdb/node-api');
+    const db = await DuckDBInstance.create(':memory:');
+    const c = await db.connect();
+    const target = join(table, 'duckdb-out.parquet');
+    await c.run(`COPY (SELECT * FROM read_parquet('${join(table, baseName)}')) TO '${target}' (FORMAT PARQUET)`);
+    const r = await c.runAndReadAll(`SELECT count(*)::BIGINT AS n FROM read_parquet('${target}')`);
+    records = Number(r.getRowObjects()[0].n);
+    c.closeSync();
   } else {
-    const storage = new lib.LocalStorage();
-    const rows = await lib.readParquetRows(storage, join(table, baseName));
-    const f = lib.writeHoodieParquet({ schema: lib.withHoodieMetaFields(schema), rows, codec: 'GZIP' });
-    records = f.rowCount;
+    const lib = await import(libFile);
+    if (mode === 'compaction') {
+      const t = await lib.openTable(table);
+      const s = await lib.scheduleCompaction(t, { strategy: 'all', clockSkewMs: 0 });
+      const r = await lib.runCompaction(await lib.openTable(table), { clockSkewMs: 0, parallelism: 1, rowGroupSize: process.env.BENCH_OUT_ROW_GROUP ? Number(process.env.BENCH_OUT_ROW_GROUP) : undefined });
+      if (r.status !== 'completed') throw new Error(`compaction ${s.instant}: ${r.status}`);
+      records = r.writeStats[0].numWrites;
+    } else {
+      // hyparquet floor: compaction's read and write path without the log scan and the merge
+      const storage = new lib.LocalStorage();
+      const path = join(table, baseName);
+      const file = lib.asyncBufferOf(storage, path, statSync(path).size);
+      const info = await lib.readParquetMetadataFrom(file, path);
+      const w = lib.openHoodieParquetWriter({ schema: lib.withHoodieMetaFields(schema), codec: 'GZIP', rowGroupSize: 100_000 });
+      let start = 0;
+      for (const rg of info.metadata.row_groups) {
+        const end = start + Number(rg.num_rows);
+        w.write(await lib.readParquetRowsFrom(file, path, { metadata: info.metadata, rowStart: start, rowEnd: end, rawTimestamps: true }));
+        start = end;
+      }
+      records = (await lib.finishHoodieBaseFile(storage, join(table, 'floor-out.parquet'), w)).rowCount;
+    }
   }
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
   process.stdout.write(JSON.stringify({ ms, records, maxRssMB: process.resourceUsage().maxRSS / 1024 }));
@@ -100,13 +125,14 @@ if (process.argv[2] === '--measure') {
   }
   const sliceBytes = readdirSync(join(dir, 'table')).filter((n) => !n.startsWith('.hoodie')).reduce((s, n) => s + statSync(join(dir, 'table', n)).size, 0);
   const runs = Number(process.env.BENCH_RUNS ?? 3);
-  const res = { compaction: [], floor: [] };
+  const res = { compaction: [], floor: [], duckdb: [] };
   for (let r = 0; r < runs; r++) {
-    for (const mode of ['compaction', 'floor']) {
+    for (const mode of ['compaction', 'floor', 'duckdb']) {
       const copy = join(dir, `run-${mode}-${r}`);
       rmSync(copy, { recursive: true, force: true });
       cpSync(join(dir, 'table'), copy, { recursive: true });
-      const p = spawnSync(process.execPath, ['--max-old-space-size=8192', new URL(import.meta.url).pathname, '--measure', mode, copy], { encoding: 'utf8', maxBuffer: 1 << 26 });
+      const flags = mode === 'compaction' && process.env.BENCH_NODE_FLAGS ? process.env.BENCH_NODE_FLAGS.split(' ') : [];
+      const p = spawnSync(process.execPath, [...flags, new URL(import.meta.url).pathname, '--measure', mode, copy], { encoding: 'utf8', maxBuffer: 1 << 26 });
       rmSync(copy, { recursive: true, force: true });
       if (p.status !== 0) throw new Error(`${mode} failed: ${p.stderr}`);
       res[mode].push(JSON.parse(p.stdout));
@@ -115,15 +141,25 @@ if (process.argv[2] === '--measure') {
   const med = (xs) => [...xs].sort((a, b) => a.ms - b.ms)[Math.floor(xs.length / 2)];
   const c = med(res.compaction);
   const f = med(res.floor);
+  const d = med(res.duckdb);
   const inputRecords = ROWS + LOGS * LOG_ROWS;
   const rps = (inputRecords / c.ms) * 1000;
   const frps = (ROWS / f.ms) * 1000;
-  const rss = Math.round(Math.max(...res.compaction.map((x) => x.maxRssMB)));
+  const drps = (ROWS / d.ms) * 1000;
+  const peak = (xs) => Math.round(Math.max(...xs.map((x) => x.maxRssMB)));
+  const rss = peak(res.compaction);
+  const goal = Math.round((2 * sliceBytes) / 1048576 + 300);
   console.log(
-    `compaction: ${inputRecords} input records (base ${ROWS} + ${LOGS}×${LOG_ROWS} log) → ${c.records} rows, median ${(c.ms / 1000).toFixed(2)} s of ${runs} → ` +
-      `${Math.round(rps).toLocaleString('en')} records/s; peak RSS ${rss} MB (slice ${(sliceBytes / 1048576).toFixed(1)} MB; goal ≤ ${Math.round((2 * sliceBytes) / 1048576 + 300)} MB)\n` +
-      `floor (hyparquet read + hyparquet-writer rewrite of the base file): median ${(f.ms / 1000).toFixed(2)} s → ${Math.round(frps).toLocaleString('en')} records/s; ` +
-      `compaction/floor = ${(rps / frps).toFixed(2)}. DuckDB: not installed, not compared.`,
+    (process.env.BENCH_NODE_FLAGS ? `compaction process flags: ${process.env.BENCH_NODE_FLAGS}\n` : '') +
+    `compaction: ${inputRecords} input records (base ${ROWS} in row groups of ${BASE_RG} + ${LOGS}×${LOG_ROWS} log) → ${c.records} rows, median ${(c.ms / 1000).toFixed(2)} s of ${runs} → ` +
+      `${Math.round(rps).toLocaleString('en')} records/s; peak RSS ${rss} MB (slice ${(sliceBytes / 1048576).toFixed(1)} MB; goal ≤ ${goal} MB: ${rss <= goal ? 'met' : 'missed'})\n` +
+      `DuckDB floor (COPY read_parquet → parquet, SNAPPY, ${d.records} rows): median ${(d.ms / 1000).toFixed(2)} s → ${Math.round(drps).toLocaleString('en')} records/s, peak RSS ${peak(res.duckdb)} MB; ` +
+      `compaction/DuckDB = ${(rps / drps).toFixed(2)} (goal ≥ 0.33: ${rps / drps >= 1 / 3 ? 'met' : 'missed'})\n` +
+      `hyparquet floor (row-group read + incremental GZIP rewrite of the base file): median ${(f.ms / 1000).toFixed(2)} s → ${Math.round(frps).toLocaleString('en')} records/s, peak RSS ${peak(res.floor)} MB; ` +
+      `compaction/hyparquet = ${(rps / frps).toFixed(2)}`,
   );
-  writeFileSync(join(out, 'compaction.json'), JSON.stringify({ rows: ROWS, logRows: LOG_ROWS, logs: LOGS, sliceBytes, recordsPerSecond: rps, floorRecordsPerSecond: frps, peakRssMB: rss, runs: res }, null, 2));
+  writeFileSync(
+    join(out, 'compaction.json'),
+    JSON.stringify({ rows: ROWS, logRows: LOG_ROWS, logs: LOGS, baseRowGroup: BASE_RG, nodeFlags: process.env.BENCH_NODE_FLAGS ?? null, sliceBytes, recordsPerSecond: rps, duckdbRecordsPerSecond: drps, floorRecordsPerSecond: frps, peakRssMB: rss, peakRssGoalMB: goal, runs: res }, null, 2),
+  );
 }
