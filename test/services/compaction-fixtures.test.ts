@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parquetReadObjects, parquetMetadata } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { latestTableSchema, loadFileSystemView, openTable } from '../../src/table/index.ts';
 import { runCompaction, scheduleCompaction, type RunResult } from '../../src/services/index.ts';
 import type { Row } from '../../src/merge/index.ts';
@@ -129,6 +130,18 @@ async function readRows(path: string): Promise<Record<string, unknown>[]> {
   return (await parquetReadObjects({ file: ab, compressors })) as Record<string, unknown>[];
 }
 
+let duck: Promise<DuckDBConnection> | undefined;
+/** The independent reader of issue 6 (b): DuckDB's own parquet reader, not hyparquet. */
+async function duckdbMetaRows(path: string): Promise<string[][]> {
+  duck ??= DuckDBInstance.create(':memory:').then((db) => db.connect());
+  const c = await duck;
+  const r = await c.runAndReadAll(
+    `SELECT _hoodie_commit_time, _hoodie_commit_seqno, _hoodie_record_key, _hoodie_partition_path, _hoodie_file_name
+       FROM read_parquet('${path.replaceAll("'", "''")}', file_row_number = true) ORDER BY file_row_number`,
+  );
+  return r.getRows().map((row) => row.map((v) => String(v)));
+}
+
 async function verifyCompaction(id: string, base: string, r: RunResult, before: Row[]): Promise<void> {
       const T = r.instant!;
       const types = logicalTypes((await latestTableSchema(await openTable(base))).schema);
@@ -160,6 +173,9 @@ async function verifyCompaction(id: string, base: string, r: RunResult, before: 
           expect(String(row._hoodie_commit_seqno).startsWith(String(row._hoodie_commit_time))).toBe(true);
         }
         expect(md.row_groups.every((rg) => rg.columns.every((c) => c.meta_data?.codec === "GZIP"))).toBe(true);
+        // (b) the same file read by DuckDB: same rows in the same order, same meta columns
+        const meta = ['_hoodie_commit_time', '_hoodie_commit_seqno', '_hoodie_record_key', '_hoodie_partition_path', '_hoodie_file_name'];
+        expect(await duckdbMetaRows(path)).toEqual(rows.map((row) => meta.map((m) => String(row[m]))));
       }
       const written = new Set(r.writeStats.map((st) => st.path!.split('/').pop()));
       // every row now in a new base file is read from it (log rows of later deltacommits are not)
