@@ -5,7 +5,7 @@
 import { ByteWriter, ParquetWriter } from 'hyparquet-writer';
 import type { Storage } from '../storage/index.ts';
 import {
-  convertFieldValue,
+  fieldConverter,
   hoodieFooterKv,
   hoodieWriterOptions,
   prepareHoodieSchema,
@@ -62,6 +62,8 @@ export function openHoodieParquetWriter(opts: HoodieParquetWriterOptions): Hoodi
   const groupRows = opts.rowGroupSize ?? DEFAULT_ROW_GROUP_ROWS;
   const pageSize = opts.pageSize ?? 1048576;
   const fields = schema.fields;
+  const names = fields.map((f) => f.name);
+  const converters = fields.map((f) => fieldConverter(p, f));
   const sink = new ChunkWriter();
   let pq: ParquetWriter;
   try {
@@ -90,10 +92,7 @@ export function openHoodieParquetWriter(opts: HoodieParquetWriterOptions): Hoodi
   const writeRow = (r: Record<string, unknown>): void => {
     if (finished) throw writeFailed(schema, new Error('write after finish'));
     keys.add(r, rowCount);
-    for (let j = 0; j < fields.length; j++) {
-      const f = fields[j]!;
-      columns[j]!.push(convertFieldValue(p, f, r[f.name]));
-    }
+    for (let j = 0; j < converters.length; j++) columns[j]!.push(converters[j]!(r[names[j]!]));
     rowCount++;
     if (++pending === groupRows) flushGroup();
   };

@@ -311,6 +311,20 @@ export function convertFieldValue(p: PreparedHoodieSchema, f: AvroField, v: unkn
   return convertValue(v, f.type, p.named, f.name);
 }
 
+/**
+ * convertFieldValue for one field with the type resolved once: the common plain types skip the
+ * per-value union/name resolution (the incremental writer calls this per value of every row).
+ */
+export function fieldConverter(p: PreparedHoodieSchema, f: AvroField): (v: unknown) => unknown {
+  const { type: raw } = unwrapNullable(f.type, f.name);
+  const t = resolveNamed(raw, p.named);
+  const base = typeof t === 'string' ? t : (t as { type: string }).type;
+  const lt = typeof t === 'object' ? (t as { logicalType?: string }).logicalType : undefined;
+  if (lt === undefined && ['string', 'double', 'float', 'boolean', 'int', 'bytes'].includes(base)) return (v) => (v === undefined ? null : v);
+  if (lt === undefined && base === 'long') return (v) => (v === null || v === undefined ? null : typeof v === 'bigint' ? v : toBigInt(v, f.name));
+  return (v) => convertValue(v, f.type, p.named, f.name);
+}
+
 /** Bloom filter and min/max record key, fed in row order. */
 export class RecordKeyTracker {
   readonly bloom: HoodieBloomFilter | undefined;
