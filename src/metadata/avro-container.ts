@@ -308,3 +308,218 @@ export function sniffContent(bytes: Uint8Array, ctx: { path: string } = { path: 
   }
   throw new TblError('metadata', `${ctx.path}: not Avro or JSON instant content`, { path: ctx.path });
 }
+
+// ---- Reading chosen fields straight off the bytes (commits show on 20k Avro instants) ----
+// avsc builds every record, string and map of a datum; a listing that needs a few numbers per file
+// spent most of its time there and in the GC. These helpers skip what is not needed. They never
+// throw: anything unexpected (bad framing, a value avsc would reject) gives up with GIVE_UP / undefined
+// and the caller decodes the file the ordinary way, which reports the error.
+
+export const GIVE_UP = -1;
+
+/** A skipper: the position after the datum at p, or GIVE_UP. */
+export type AvroSkip = (b: Uint8Array, p: number) => number;
+
+/** Value of the last readVarLong (zig-zag decoded). */
+export let varLongValue = 0;
+
+/** Reads a zig-zag varint long; GIVE_UP past the end or beyond the safe-integer range. */
+export function readVarLong(b: Uint8Array, p: number): number {
+  let n = 0;
+  let mul = 1;
+  for (;;) {
+    const c = b[p++];
+    if (c === undefined) return GIVE_UP;
+    n += (c & 0x7f) * mul;
+    if ((c & 0x80) === 0) break;
+    mul *= 128;
+    if (mul > 2 ** 49) return GIVE_UP;
+  }
+  if (n > Number.MAX_SAFE_INTEGER) return GIVE_UP;
+  varLongValue = n % 2 === 0 ? n / 2 : -(n + 1) / 2;
+  return p;
+}
+
+/** Named types of a schema (records, enums, fixed), by full and short name. */
+export function avroNamedTypes(schema: unknown, out = new Map<string, Record<string, unknown>>(), ns?: string): Map<string, Record<string, unknown>> {
+  if (Array.isArray(schema)) {
+    for (const s of schema) avroNamedTypes(s, out, ns);
+  } else if (schema !== null && typeof schema === 'object') {
+    const s = schema as Record<string, unknown>;
+    let inner = ns;
+    if (typeof s.name === 'string' && (s.type === 'record' || s.type === 'error' || s.type === 'enum' || s.type === 'fixed')) {
+      const space = typeof s.namespace === 'string' ? s.namespace : ns;
+      const full = s.name.includes('.') ? s.name : space ? `${space}.${s.name}` : s.name;
+      inner = full.includes('.') ? full.slice(0, full.lastIndexOf('.')) : undefined;
+      out.set(full, s);
+      out.set(full.slice(full.lastIndexOf('.') + 1), s);
+    }
+    if (Array.isArray(s.fields)) for (const f of s.fields) avroNamedTypes((f as { type?: unknown }).type, out, inner);
+    if (s.items !== undefined) avroNamedTypes(s.items, out, inner);
+    if (s.values !== undefined) avroNamedTypes(s.values, out, inner);
+    if (Array.isArray(s.type) || (s.type !== null && typeof s.type === 'object')) avroNamedTypes(s.type, out, inner);
+  }
+  return out;
+}
+
+/** The schema a type reference names (a string naming a defined type, or `{type: "<name>"}`), else itself. */
+export function avroDeref(s: unknown, names: Map<string, Record<string, unknown>>): unknown {
+  for (let i = 0; i < 8; i++) {
+    if (typeof s === 'string' && names.has(s)) s = names.get(s);
+    else if (s !== null && typeof s === 'object' && !Array.isArray(s) && typeof (s as { type?: unknown }).type === 'string' && names.has((s as { type: string }).type) && !('name' in s)) {
+      s = names.get((s as { type: string }).type);
+    } else return s;
+  }
+  return s;
+}
+
+function skipBlocks(b: Uint8Array, p: number, item: AvroSkip): number {
+  for (;;) {
+    p = readVarLong(b, p);
+    if (p < 0) return GIVE_UP;
+    let count = varLongValue;
+    if (count === 0) return p;
+    if (count < 0) {
+      count = -count;
+      p = readVarLong(b, p); // block size in bytes
+      if (p < 0 || varLongValue < 0) return GIVE_UP;
+    }
+    for (let i = 0; i < count; i++) {
+      p = item(b, p);
+      if (p < 0) return GIVE_UP;
+    }
+  }
+}
+
+export const skipAvroString: AvroSkip = (b, p) => {
+  p = readVarLong(b, p);
+  if (p < 0 || varLongValue < 0 || p + varLongValue > b.length) return GIVE_UP;
+  return p + varLongValue;
+};
+
+/** Compiles a skipper for a writer schema; undefined for a schema it does not understand. */
+export function compileAvroSkip(schema: unknown, names: Map<string, Record<string, unknown>>, memo = new Map<object, AvroSkip>()): AvroSkip | undefined {
+  const s = avroDeref(schema, names);
+  if (typeof s === 'string') {
+    switch (s) {
+      case 'null':
+        return (_b, p) => p;
+      case 'boolean':
+        return (b, p) => (b[p] === 0 || b[p] === 1 ? p + 1 : GIVE_UP);
+      case 'int':
+      case 'long':
+        return readVarLong;
+      case 'float':
+        return (b, p) => (p + 4 <= b.length ? p + 4 : GIVE_UP);
+      case 'double':
+        return (b, p) => (p + 8 <= b.length ? p + 8 : GIVE_UP);
+      case 'bytes':
+      case 'string':
+        return skipAvroString;
+      default:
+        return undefined;
+    }
+  }
+  if (Array.isArray(s)) {
+    const branches = s.map((x) => compileAvroSkip(x, names, memo));
+    if (branches.some((x) => x === undefined)) return undefined;
+    return (b, p) => {
+      p = readVarLong(b, p);
+      if (p < 0) return GIVE_UP;
+      const br = branches[varLongValue];
+      return br === undefined ? GIVE_UP : br(b, p);
+    };
+  }
+  if (s === null || typeof s !== 'object') return undefined;
+  const o = s as Record<string, unknown>;
+  const done = memo.get(o);
+  if (done) return done;
+  switch (o.type) {
+    case 'record':
+    case 'error': {
+      if (!Array.isArray(o.fields)) return undefined;
+      const fields: AvroSkip[] = [];
+      // recursive records: refer to the skipper being built
+      const self: AvroSkip = (b, p) => {
+        for (let i = 0; i < fields.length && p >= 0; i++) p = fields[i]!(b, p);
+        return p;
+      };
+      memo.set(o, self);
+      for (const f of o.fields as { type?: unknown }[]) {
+        const k = compileAvroSkip(f.type, names, memo);
+        if (!k) return undefined;
+        fields.push(k);
+      }
+      return self;
+    }
+    case 'enum': {
+      const n = Array.isArray(o.symbols) ? o.symbols.length : 0;
+      return (b, p) => {
+        p = readVarLong(b, p);
+        return p >= 0 && varLongValue >= 0 && varLongValue < n ? p : GIVE_UP;
+      };
+    }
+    case 'fixed': {
+      const size = o.size;
+      if (typeof size !== 'number') return undefined;
+      return (b, p) => (p + size <= b.length ? p + size : GIVE_UP);
+    }
+    case 'array': {
+      const item = compileAvroSkip(o.items, names, memo);
+      return item && ((b, p) => skipBlocks(b, p, item));
+    }
+    case 'map': {
+      const value = compileAvroSkip(o.values, names, memo);
+      if (!value) return undefined;
+      const entry: AvroSkip = (b, p) => {
+        p = skipAvroString(b, p);
+        return p < 0 ? GIVE_UP : value(b, p);
+      };
+      return (b, p) => skipBlocks(b, p, entry);
+    }
+    default:
+      // a primitive written as {"type": "long", ...}
+      return typeof o.type === 'string' && !names.has(o.type) ? compileAvroSkip(o.type, names, memo) : undefined;
+  }
+}
+
+export interface AvroBlocks {
+  /** Parsed writer schema (one object per distinct schema text: usable as a cache key). */
+  schema: object;
+  blocks: { count: number; data: Uint8Array }[];
+}
+
+/**
+ * The writer schema and the (inflated) data blocks of a container, after the same header, schema
+ * resolution and framing checks readAvroContainer makes; undefined when any of them fails.
+ */
+export function avroContainerBlocks(bytes: Uint8Array, ctx: { path: string }, readerSchema?: object): AvroBlocks | undefined {
+  try {
+    const path = ctx.path;
+    const buf = asBuffer(bytes);
+    const { meta, sync, end } = readHeader(buf, path);
+    const { text, schema } = parseSchema(meta, path);
+    const codec = meta.has('avro.codec') ? Buffer.from(meta.get('avro.codec')!).toString('utf8') : 'null';
+    if (codec !== 'null' && codec !== 'deflate') return undefined;
+    const wType = writerType(text, schema);
+    if (readerSchema) resolverFor(avroType(readerSchema), wType);
+    const blocks: AvroBlocks['blocks'] = [];
+    let pos = end;
+    while (pos < buf.length) {
+      let count: number;
+      let size: number;
+      [count, pos] = readLong(buf, pos, path);
+      [size, pos] = readLong(buf, pos, path);
+      if (count < 0 || size < 0 || pos + size + 16 > buf.length) return undefined;
+      let data: Buffer = buf.subarray(pos, pos + size);
+      pos += size;
+      if (!buf.subarray(pos, pos + 16).equals(sync)) return undefined;
+      pos += 16;
+      if (codec === 'deflate') data = inflateRawSync(data);
+      blocks.push({ count, data });
+    }
+    return { schema, blocks };
+  } catch {
+    return undefined;
+  }
+}

@@ -1,7 +1,22 @@
 // HoodieCommitMetadata / HoodieReplaceCommitMetadata: JSON (timeline layout 1, Jackson) and Avro (layout 2)
 // decode to one normalised shape; encoders write either form the way Hudi does.
 import { TblError } from '../errors/index.ts';
-import { readAvroContainer, sniffContent, writeAvroContainer, schemaRecordName, type WriteAvroOptions } from './avro-container.ts';
+import {
+  avroContainerBlocks,
+  avroDeref,
+  avroNamedTypes,
+  compileAvroSkip,
+  GIVE_UP,
+  isAvroContainer,
+  readAvroContainer,
+  readVarLong,
+  schemaRecordName,
+  sniffContent,
+  varLongValue,
+  writeAvroContainer,
+  type AvroSkip,
+  type WriteAvroOptions,
+} from './avro-container.ts';
 import { jacksonPretty, type JacksonValue } from './jackson.ts';
 import { JsonSyntaxError, orderedKeys, parseOrderedJson, setKeyOrder } from './ordered-json.ts';
 import { SCHEMAS } from './schemas.ts';
@@ -247,6 +262,13 @@ export function decodeCommitMetadata(bytes: Uint8Array, ctx: { path: string }, o
  * `commits show` needs for each of thousands of instants. Same rules as commitTotals.
  */
 export function decodeCommitTotals(bytes: Uint8Array, ctx: { path: string }): CommitTotals & { operationType: string | null } {
+  if (isAvroContainer(bytes)) {
+    const name = schemaRecordName(bytes, ctx);
+    if (name === COMMIT_NAMES[0] || name === COMMIT_NAMES[1]) {
+      const fast = avroTotals(bytes, ctx, name);
+      if (fast) return fast;
+    }
+  }
   const p = parseCommit(bytes, ctx, {});
   const t = emptyTotals();
   if (!p) return { ...t, operationType: 'UNKNOWN' };
@@ -441,4 +463,228 @@ export function commitTotals(m: CommitMetadata): CommitTotals {
 /** All write stats of all partitions, in map order (Java getWriteStats()). */
 export function allWriteStats(m: CommitMetadata): WriteStat[] {
   return orderedKeys(m.partitionToWriteStats).flatMap((k) => m.partitionToWriteStats[k] ?? []);
+}
+
+// ---- commits show fast path for Avro commit files: the totals' fields only ----
+
+type TotalsWithOp = CommitTotals & { operationType: string | null };
+/** Reads one HoodieCommitMetadata datum at p into t (operationType into totalsOp); GIVE_UP on doubt. */
+type TotalsReader = (b: Uint8Array, p: number, t: CommitTotals, names: string[]) => number;
+
+const totalsReaders = new WeakMap<object, { first: TotalsReader; rest: AvroSkip } | null>();
+let totalsOp: string | null = null;
+
+/** ["null", X] or X: the X, and whether null is allowed; undefined for other unions. */
+function nullableOf(t: unknown): { inner: unknown; nullIndex: number } | undefined {
+  if (!Array.isArray(t)) return { inner: t, nullIndex: -1 };
+  if (t.length !== 2) return undefined;
+  const i = t.indexOf('null');
+  if (i < 0) return undefined;
+  return { inner: t[1 - i], nullIndex: i };
+}
+
+/** A nullable-or-plain field of this primitive: returns [isNull, position] via the reader; undefined for other types. */
+function fieldReader(t: unknown, prim: 'string' | 'number', names: Map<string, Record<string, unknown>>): ((b: Uint8Array, p: number) => number) | undefined {
+  const n = nullableOf(avroDeref(t, names));
+  if (!n) return undefined;
+  let inner = avroDeref(n.inner, names);
+  // {"type": "string", "avro.java.string": "String"} is a string too
+  if (inner !== null && typeof inner === 'object' && !Array.isArray(inner)) inner = (inner as { type?: unknown }).type;
+  const ok = prim === 'string' ? inner === 'string' : inner === 'long' || inner === 'int';
+  if (!ok) return undefined;
+  if (n.nullIndex < 0) return (b, p) => p; // no union index: the value follows
+  const valueIndex = 1 - n.nullIndex;
+  // returns the value's position, or -2 - position for null
+  return (b, p) => {
+    p = readVarLong(b, p);
+    if (p < 0) return GIVE_UP;
+    if (varLongValue === valueIndex) return p;
+    return varLongValue === n.nullIndex ? -2 - p : GIVE_UP;
+  };
+}
+
+const STAT_NUMBERS = ['numWrites', 'numDeletes', 'numUpdateWrites', 'numInserts', 'totalWriteBytes', 'totalWriteErrors'] as const;
+
+function compileTotalsReader(schema: object): { first: TotalsReader; rest: AvroSkip } | null {
+  const names = avroNamedTypes(schema);
+  const top = avroDeref(schema, names) as Record<string, unknown>;
+  const rest = compileAvroSkip(top, names);
+  if (!rest || top.type !== 'record' || !Array.isArray(top.fields)) return null;
+  type Step = (b: Uint8Array, p: number, t: CommitTotals, names: string[]) => number;
+  const steps: Step[] = [];
+  for (const f of top.fields as { name?: unknown; type?: unknown }[]) {
+    if (f.name === 'operationType') {
+      const r = fieldReader(f.type, 'string', names);
+      if (!r) return null;
+      steps.push((b, p) => {
+        p = r(b, p);
+        if (p === GIVE_UP) return GIVE_UP;
+        if (p < 0) {
+          totalsOp = null;
+          return -2 - p;
+        }
+        p = readVarLong(b, p);
+        if (p < 0 || varLongValue < 0 || p + varLongValue > b.length) return GIVE_UP;
+        totalsOp = Buffer.from(b.buffer, b.byteOffset + p, varLongValue).toString('utf8');
+        return p + varLongValue;
+      });
+    } else if (f.name === 'partitionToWriteStats') {
+      const n = nullableOf(avroDeref(f.type, names));
+      const map = n && (avroDeref(n.inner, names) as Record<string, unknown>);
+      const arr = map && map.type === 'map' ? (avroDeref(map.values, names) as Record<string, unknown>) : undefined;
+      const stat = arr && arr.type === 'array' ? (avroDeref(arr.items, names) as Record<string, unknown>) : undefined;
+      if (!n || !stat || stat.type !== 'record' || !Array.isArray(stat.fields)) return null;
+      const statReader = compileStatReader(stat.fields as { name?: unknown; type?: unknown }[], names);
+      if (!statReader) return null;
+      const valueIndex = n.nullIndex < 0 ? -1 : 1 - n.nullIndex;
+      steps.push((b, p, t, parts) => {
+        if (valueIndex >= 0) {
+          p = readVarLong(b, p);
+          if (p < 0) return GIVE_UP;
+          if (varLongValue !== valueIndex) return varLongValue === n.nullIndex ? p : GIVE_UP;
+        }
+        // map blocks of (partition, array blocks of stats)
+        for (;;) {
+          p = readVarLong(b, p);
+          if (p < 0) return GIVE_UP;
+          let count = varLongValue;
+          if (count === 0) return p;
+          if (count < 0) {
+            count = -count;
+            p = readVarLong(b, p);
+            if (p < 0 || varLongValue < 0) return GIVE_UP;
+          }
+          for (let i = 0; i < count; i++) {
+            p = readVarLong(b, p);
+            if (p < 0 || varLongValue < 0 || p + varLongValue > b.length) return GIVE_UP;
+            const key = Buffer.from(b.buffer, b.byteOffset + p, varLongValue).toString('utf8');
+            if (key === '__proto__') return GIVE_UP; // avsc's object would not keep it as a key
+            parts.push(key);
+            p += varLongValue;
+            for (;;) {
+              p = readVarLong(b, p);
+              if (p < 0) return GIVE_UP;
+              let items = varLongValue;
+              if (items === 0) break;
+              if (items < 0) {
+                items = -items;
+                p = readVarLong(b, p);
+                if (p < 0 || varLongValue < 0) return GIVE_UP;
+              }
+              for (let k = 0; k < items; k++) {
+                p = statReader(b, p, t);
+                if (p < 0) return GIVE_UP;
+              }
+            }
+          }
+        }
+      });
+    } else {
+      const skip = compileAvroSkip(f.type, names);
+      if (!skip) return null;
+      steps.push((b, p) => skip(b, p));
+    }
+  }
+  const first: TotalsReader = (b, p, t, parts) => {
+    totalsOp = null; // a writer without operationType: the reader default
+    for (let i = 0; i < steps.length && p >= 0; i++) p = steps[i]!(b, p, t, parts);
+    return p;
+  };
+  return { first, rest };
+}
+
+function compileStatReader(
+  fields: { name?: unknown; type?: unknown }[],
+  names: Map<string, Record<string, unknown>>,
+): ((b: Uint8Array, p: number, t: CommitTotals) => number) | undefined {
+  // slot 0: prevCommit state (0 absent/null, 1 "null" in any case, 2 other); 1..6: STAT_NUMBERS
+  const steps: ((b: Uint8Array, p: number, v: number[]) => number)[] = [];
+  for (const f of fields) {
+    const at = STAT_NUMBERS.indexOf(f.name as (typeof STAT_NUMBERS)[number]);
+    const slot = f.name === 'prevCommit' ? 0 : at >= 0 ? at + 1 : -1;
+    if (slot === 0) {
+      const r = fieldReader(f.type, 'string', names);
+      if (!r) return undefined;
+      steps.push((b, p, v) => {
+        p = r(b, p);
+        if (p === GIVE_UP) return GIVE_UP;
+        if (p < 0) {
+          v[0] = 0;
+          return -2 - p;
+        }
+        p = readVarLong(b, p);
+        const len = varLongValue;
+        if (p < 0 || len < 0 || p + len > b.length) return GIVE_UP;
+        v[0] =
+          len === 4 && (b[p]! | 0x20) === 0x6e && (b[p + 1]! | 0x20) === 0x75 && (b[p + 2]! | 0x20) === 0x6c && (b[p + 3]! | 0x20) === 0x6c ? 1 : 2;
+        return p + len;
+      });
+    } else if (slot > 0) {
+      const r = fieldReader(f.type, 'number', names);
+      if (!r) return undefined;
+      steps.push((b, p, v) => {
+        p = r(b, p);
+        if (p === GIVE_UP) return GIVE_UP;
+        if (p < 0) {
+          v[slot] = 0;
+          return -2 - p;
+        }
+        p = readVarLong(b, p);
+        if (p < 0 || varLongValue < 0) return GIVE_UP; // negative counts: the full decode decides
+        v[slot] = varLongValue;
+        return p;
+      });
+    } else {
+      const skip = compileAvroSkip(f.type, names);
+      if (!skip) return undefined;
+      steps.push((b, p) => skip(b, p));
+    }
+  }
+  const v = [0, 0, 0, 0, 0, 0, 0];
+  return (b, p, t) => {
+    v.fill(0);
+    for (let i = 0; i < steps.length && p >= 0; i++) p = steps[i]!(b, p, v);
+    if (p < 0) return GIVE_UP;
+    if (v[0] !== 0) {
+      if (v[0] === 1) t.totalFilesInsert++;
+      else t.totalFilesUpdated++;
+      t.totalInsertRecordsWritten += v[4]!;
+    }
+    t.totalRecordsWritten += v[1]!;
+    t.totalRecordsDeleted += v[2]!;
+    t.totalUpdateRecordsWritten += v[3]!;
+    t.totalBytesWritten += v[5]!;
+    t.totalWriteErrors += v[6]!;
+    return p;
+  };
+}
+
+/** Totals of an Avro commit file read field by field, or undefined when the full decode must decide. */
+function avroTotals(bytes: Uint8Array, ctx: { path: string }, name: 'HoodieCommitMetadata' | 'HoodieReplaceCommitMetadata'): TotalsWithOp | undefined {
+  const c = avroContainerBlocks(bytes, ctx, SCHEMAS[name]);
+  if (!c) return undefined;
+  let reader = totalsReaders.get(c.schema);
+  if (reader === undefined) {
+    reader = compileTotalsReader(c.schema);
+    totalsReaders.set(c.schema, reader);
+  }
+  if (!reader) return undefined;
+  const t = emptyTotals();
+  const parts: string[] = [];
+  let any = false;
+  for (const { count, data } of c.blocks) {
+    let p = 0;
+    for (let i = 0; i < count; i++) {
+      p = any ? reader.rest(data, p) : reader.first(data, p, t, parts);
+      if (p < 0 || p > data.length) return undefined;
+      any = true;
+    }
+    if (p !== data.length) return undefined;
+  }
+  if (!any) return { ...t, operationType: 'UNKNOWN' };
+  if (parts.length > 1 && new Set(parts).size !== parts.length) return undefined;
+  t.totalPartitionsWritten = parts.length;
+  // non-negative safe integers summing below 2^53: exact, so the summing order cannot matter
+  for (const v of Object.values(t)) if (v > Number.MAX_SAFE_INTEGER) return undefined;
+  return { ...t, operationType: totalsOp };
 }
