@@ -55,7 +55,9 @@ export class Output {
       this.io.stdout(renderDelimited(headers, model.cells, opts.format === 'csv' ? ',' : '\t', { header: true }));
       return;
     }
-    this.io.stdout(renderFlipTable(model.headers, model.cells, this.color ? { header: bold } : {}));
+    // written in pieces: a 20k-row table is ~15 MB
+    const write = (chunk: string) => this.io.stdout(chunk);
+    renderFlipTable(model.headers, model.cells, this.color ? { header: bold, write } : { write });
   }
 
   /** A single object (`show`-style): pretty on a TTY, compact otherwise. */

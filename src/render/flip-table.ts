@@ -28,6 +28,11 @@ const ROW_END = '║';
 export interface FlipTableStyle {
   /** Applied to each header line's text after widths are measured (e.g. bold on a TTY). */
   header?: (line: string) => string;
+  /**
+   * Receives the table in pieces of a few thousand lines (then the return value is ''): a 20k-row
+   * table is ~15 MB, and one string of it costs a join, a copy and the GC.
+   */
+  write?: (chunk: string) => void;
 }
 
 export function renderFlipTable(headers: string[], cells: string[][], style: FlipTableStyle = {}): string {
@@ -61,12 +66,23 @@ export function renderFlipTable(headers: string[], cells: string[][], style: Fli
     // 20k-row listings: build each divider once, and single-line plain rows without splitting
     const rowDivider = divider(widths, ROW_DIVIDER);
     const parts: string[] = [out, divider(widths, HEADER_BOTTOM)];
+    const write = style.write;
     cells.forEach((row, i) => {
       if (i > 0) parts.push(rowDivider);
       parts.push(row.every(isPlain) ? plainLine(widths, row) : dataLines(widths, row));
+      if (write && parts.length >= 4096) {
+        write(parts.join(''));
+        parts.length = 0;
+      }
     });
     parts.push(divider(widths, FOOTER));
-    return parts.join('');
+    if (!write) return parts.join('');
+    write(parts.join(''));
+    return '';
+  }
+  if (style.write) {
+    style.write(out);
+    return '';
   }
   return out;
 }

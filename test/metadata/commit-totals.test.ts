@@ -1,4 +1,4 @@
-// decodeCommitTotals' fast paths (a byte scanner for JSON, a field reader for Avro) must give exactly
+// decodeCommitTotals (a field-by-field fast path for Avro, JSON.parse for JSON) must give exactly
 // what the full parse gives, and the full parse's error for anything it rejects.
 import { describe, it, expect } from 'vitest';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
