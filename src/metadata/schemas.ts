@@ -5,8 +5,8 @@
 // savepoint, restore, LSM timeline instant, delete record list, archived meta entry).
 // Field order IS the binary layout: never reorder fields.
 
-const HoodieCommitMetadata = {"type": "record", "name": "HoodieCommitMetadata", "namespace": "org.apache.hudi.avro.model", "fields": [
-  {"name": "partitionToWriteStats", "type": ["null", {"type": "map", "values": {"type": "array", "items": {"type": "record", "name": "HoodieWriteStat", "fields": [
+// Shared by HoodieCommitMetadata and HoodieReplaceCommitMetadata: each embeds the full record, as Java does.
+const HoodieWriteStat = {"type": "record", "name": "HoodieWriteStat", "fields": [
     {"name": "fileId", "type": ["null", {"type": "string", "avro.java.string": "String"}], "default": null},
     {"name": "path", "type": ["null", {"type": "string", "avro.java.string": "String"}], "default": null},
     {"name": "prevCommit", "type": ["null", {"type": "string", "avro.java.string": "String"}], "default": null},
@@ -42,7 +42,10 @@ const HoodieCommitMetadata = {"type": "record", "name": "HoodieCommitMetadata", 
     {"name": "totalLogSizeCompacted", "type": ["null", "long"], "default": null},
     {"name": "tempPath", "type": ["null", {"type": "string", "avro.java.string": "String"}], "default": null},
     {"name": "numUpdates", "type": ["null", "long"], "default": null}
-  ]}}, "avro.java.string": "String"}], "default": null},
+  ]};
+
+const HoodieCommitMetadata = {"type": "record", "name": "HoodieCommitMetadata", "namespace": "org.apache.hudi.avro.model", "fields": [
+  {"name": "partitionToWriteStats", "type": ["null", {"type": "map", "values": {"type": "array", "items": HoodieWriteStat}, "avro.java.string": "String"}], "default": null},
   {"name": "compacted", "type": ["null", "boolean"], "default": null},
   {"name": "extraMetadata", "type": ["null", {"type": "map", "values": {"type": "string", "avro.java.string": "String"}, "avro.java.string": "String", "default": null}], "default": null},
   {"name": "version", "type": ["int", "null"], "default": 1},
@@ -50,43 +53,7 @@ const HoodieCommitMetadata = {"type": "record", "name": "HoodieCommitMetadata", 
 ]};
 
 const HoodieReplaceCommitMetadata = {"type": "record", "name": "HoodieReplaceCommitMetadata", "namespace": "org.apache.hudi.avro.model", "fields": [
-  {"name": "partitionToWriteStats", "type": ["null", {"type": "map", "values": {"type": "array", "items": {"type": "record", "name": "HoodieWriteStat", "fields": [
-    {"name": "fileId", "type": ["null", {"type": "string", "avro.java.string": "String"}], "default": null},
-    {"name": "path", "type": ["null", {"type": "string", "avro.java.string": "String"}], "default": null},
-    {"name": "prevCommit", "type": ["null", {"type": "string", "avro.java.string": "String"}], "default": null},
-    {"name": "numWrites", "type": ["null", "long"], "default": null},
-    {"name": "numDeletes", "type": ["null", "long"], "default": null},
-    {"name": "numUpdateWrites", "type": ["null", "long"], "default": null},
-    {"name": "totalWriteBytes", "type": ["null", "long"], "default": null},
-    {"name": "totalWriteErrors", "type": ["null", "long"], "default": null},
-    {"name": "partitionPath", "type": ["null", {"type": "string", "avro.java.string": "String"}], "default": null},
-    {"name": "totalLogRecords", "type": ["null", "long"], "default": null},
-    {"name": "totalLogFiles", "type": ["null", "long"], "default": null},
-    {"name": "totalUpdatedRecordsCompacted", "type": ["null", "long"], "default": null},
-    {"name": "numInserts", "type": ["null", "long"], "default": null},
-    {"name": "totalLogBlocks", "type": ["null", "long"], "default": null},
-    {"name": "totalCorruptLogBlock", "type": ["null", "long"], "default": null},
-    {"name": "totalRollbackBlocks", "type": ["null", "long"], "default": null},
-    {"name": "fileSizeInBytes", "type": ["null", "long"], "default": null},
-    {"name": "logVersion", "type": ["null", "int"], "default": null},
-    {"name": "logOffset", "type": ["null", "long"], "default": null},
-    {"name": "baseFile", "type": ["null", {"type": "string", "avro.java.string": "String"}], "default": null},
-    {"name": "logFiles", "type": ["null", {"type": "array", "items": {"type": "string", "avro.java.string": "String"}, "default": null}], "default": null},
-    {"name": "cdcStats", "type": ["null", {"type": "map", "values": "long", "avro.java.string": "String", "default": null}], "default": null},
-    {"name": "prevBaseFile", "type": ["null", {"type": "string", "avro.java.string": "String"}], "default": null},
-    {"name": "minEventTime", "type": ["null", "long"], "default": null},
-    {"name": "maxEventTime", "type": ["null", "long"], "default": null},
-    {"name": "runtimeStats", "type": ["null", {"type": "record", "name": "HoodieRuntimeStats", "fields": [
-      {"name": "totalScanTime", "type": ["null", "long"], "default": null},
-      {"name": "totalCreateTime", "type": ["null", "long"], "default": null},
-      {"name": "totalUpsertTime", "type": ["null", "long"], "default": null}
-    ]}], "default": null},
-    {"name": "totalLogFilesCompacted", "type": ["null", "long"], "default": null},
-    {"name": "totalLogReadTimeMs", "type": ["null", "long"], "default": null},
-    {"name": "totalLogSizeCompacted", "type": ["null", "long"], "default": null},
-    {"name": "tempPath", "type": ["null", {"type": "string", "avro.java.string": "String"}], "default": null},
-    {"name": "numUpdates", "type": ["null", "long"], "default": null}
-  ]}}, "avro.java.string": "String"}], "default": null},
+  {"name": "partitionToWriteStats", "type": ["null", {"type": "map", "values": {"type": "array", "items": HoodieWriteStat}, "avro.java.string": "String"}], "default": null},
   {"name": "compacted", "type": ["null", "boolean"], "default": null},
   {"name": "extraMetadata", "type": ["null", {"type": "map", "values": {"type": "string", "avro.java.string": "String"}, "avro.java.string": "String"}], "default": null},
   {"name": "version", "type": ["int", "null"], "default": 1},
