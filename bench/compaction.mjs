@@ -7,6 +7,7 @@
 // the way compaction does (one row group read at a time, incremental writer, GZIP). Never asserted.
 // Usage: node bench/compaction.mjs  (env BENCH_MERGE_ROWS=1000000, BENCH_MERGE_LOG_ROWS=50000,
 //        BENCH_BASE_ROW_GROUP=100000, BENCH_OUT_ROW_GROUP (compaction's output row group, default its own),
+//        BENCH_WORKERS=always|never|auto (where each file group is merged, default always),
 //        BENCH_NODE_FLAGS e.g. "--max-old-space-size=256" for the compaction process, BENCH_RUNS=3)
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, rmSync, statSync, writeFileSync, readdirSync } from 'node:fs';
@@ -91,7 +92,7 @@ async function measure(mode, table) {
     if (mode === 'compaction') {
       const t = await lib.openTable(table);
       const s = await lib.scheduleCompaction(t, { strategy: 'all', clockSkewMs: 0 });
-      const r = await lib.runCompaction(await lib.openTable(table), { clockSkewMs: 0, parallelism: 1, rowGroupSize: process.env.BENCH_OUT_ROW_GROUP ? Number(process.env.BENCH_OUT_ROW_GROUP) : undefined });
+      const r = await lib.runCompaction(await lib.openTable(table), { clockSkewMs: 0, parallelism: 1, fileGroupWorkers: process.env.BENCH_WORKERS ?? 'always', rowGroupSize: process.env.BENCH_OUT_ROW_GROUP ? Number(process.env.BENCH_OUT_ROW_GROUP) : undefined });
       if (r.status !== 'completed') throw new Error(`compaction ${s.instant}: ${r.status}`);
       records = r.writeStats[0].numWrites;
     } else {
@@ -119,6 +120,8 @@ if (process.argv[2] === '--measure') {
 } else {
   mkdirSync(out, { recursive: true });
   await build({ entryPoints: [join(root, 'bench/compaction-lib.ts')], bundle: true, platform: 'node', format: 'esm', target: 'node20', outfile: libFile, logLevel: 'error', packages: 'external' });
+  // the library looks for its worker beside itself, as in dist/
+  await build({ entryPoints: [join(root, 'src/services/compaction/worker.ts')], bundle: true, platform: 'node', format: 'esm', target: 'node20', outfile: join(out, 'compaction-worker.js'), logLevel: 'error', packages: 'external' });
   if (!existsSync(join(dir, '.complete'))) {
     console.log(`generating a ${ROWS}-row base file + ${LOGS} log files of ${LOG_ROWS} records in ${dir} …`);
     await generate(await import(libFile));
@@ -151,6 +154,7 @@ if (process.argv[2] === '--measure') {
   const goal = Math.round((2 * sliceBytes) / 1048576 + 300);
   console.log(
     (process.env.BENCH_NODE_FLAGS ? `compaction process flags: ${process.env.BENCH_NODE_FLAGS}\n` : '') +
+    `file group workers: ${process.env.BENCH_WORKERS ?? 'always'}\n` +
     `compaction: ${inputRecords} input records (base ${ROWS} in row groups of ${BASE_RG} + ${LOGS}×${LOG_ROWS} log) → ${c.records} rows, median ${(c.ms / 1000).toFixed(2)} s of ${runs} → ` +
       `${Math.round(rps).toLocaleString('en')} records/s; peak RSS ${rss} MB (slice ${(sliceBytes / 1048576).toFixed(1)} MB; goal ≤ ${goal} MB: ${rss <= goal ? 'met' : 'missed'})\n` +
       `DuckDB floor (COPY read_parquet → parquet, SNAPPY, ${d.records} rows): median ${(d.ms / 1000).toFixed(2)} s → ${Math.round(drps).toLocaleString('en')} records/s, peak RSS ${peak(res.duckdb)} MB; ` +
@@ -160,6 +164,6 @@ if (process.argv[2] === '--measure') {
   );
   writeFileSync(
     join(out, 'compaction.json'),
-    JSON.stringify({ rows: ROWS, logRows: LOG_ROWS, logs: LOGS, baseRowGroup: BASE_RG, nodeFlags: process.env.BENCH_NODE_FLAGS ?? null, sliceBytes, recordsPerSecond: rps, duckdbRecordsPerSecond: drps, floorRecordsPerSecond: frps, peakRssMB: rss, peakRssGoalMB: goal, runs: res }, null, 2),
+    JSON.stringify({ rows: ROWS, logRows: LOG_ROWS, logs: LOGS, baseRowGroup: BASE_RG, nodeFlags: process.env.BENCH_NODE_FLAGS ?? null, fileGroupWorkers: process.env.BENCH_WORKERS ?? 'always', sliceBytes, recordsPerSecond: rps, duckdbRecordsPerSecond: drps, floorRecordsPerSecond: frps, peakRssMB: rss, peakRssGoalMB: goal, runs: res }, null, 2),
   );
 }

@@ -20,7 +20,8 @@ const lazyChildProcess = {
 
 rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
 await build({
-  entryPoints: { tblcli: 'commands/main.ts', 'bench-lib': 'bench/lib.ts' },
+  // compaction-worker: one file group's merge in a worker thread; the library finds it beside its chunks
+  entryPoints: { tblcli: 'commands/main.ts', 'bench-lib': 'bench/lib.ts', 'compaction-worker': 'src/services/compaction/worker.ts' },
   outdir: 'dist',
   bundle: true,
   splitting: true,

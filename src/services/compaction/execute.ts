@@ -14,9 +14,8 @@ import {
   type WriteStat,
 } from '../../metadata/index.ts';
 import { HOODIE_META_FIELDS, withHoodieMetaFields, type AvroRecordSchema, type ParquetCodec } from '../../parquet/write.ts';
-import { openHoodieParquetWriter } from '../../parquet/write-incremental.ts';
 import { mapLimit } from '../../storage/index.ts';
-import { latestTableSchema, loadFileSystemView, requireMergeOnRead, type Table } from '../../table/index.ts';
+import { latestTableSchema, requireMergeOnRead, viewTimelineOf, type Table } from '../../table/index.ts';
 import type { Instant, Timeline } from '../../timeline/index.ts';
 import { completeInstant, newInstantTime, timesOnTimeline, transitionToInflight } from '../../timeline/writer.ts';
 import { joinPath } from '../../util/index.ts';
@@ -25,7 +24,8 @@ import { HEARTBEAT_DEFAULTS, heartbeatPath, isHeartbeatExpired, lastHeartbeat, s
 import { createMarker, deleteMarkerDir, markerDir } from '../markers.ts';
 import { METRICS } from './plan.ts';
 import { rollbackInflightCompaction, type RollbackResult } from './rollback.ts';
-import { mergeSliceStreaming } from './slice-merge.ts';
+import type { CommittedInstants } from './merge-op.ts';
+import { mergeJob, type FileGroupWorkers } from './worker-run.ts';
 
 export interface RunOptions extends ServiceOptions {
   /** compaction instant to run (default: the earliest pending plan, as HoodieCompactor) */
@@ -39,6 +39,13 @@ export interface RunOptions extends ServiceOptions {
   rowGroupSize?: number;
   /** with --wait: poll interval while another process runs the compaction */
   pollMs?: number;
+  /**
+   * where each file group is merged: 'auto' (default) a worker thread with a heap capped from the
+   * group's input size when the bundled worker is there, else in-process; 'always'; 'never'
+   */
+  fileGroupWorkers?: FileGroupWorkers;
+  /** the bundled compaction worker (tests and benches; default compaction-worker.js beside the bundle) */
+  workerUrl?: URL;
   onProgress?: (e: { type: 'file-written'; partition: string; fileId: string; path: string; records: number; bytes: number }) => void;
 }
 
@@ -165,7 +172,7 @@ interface OpContext {
   writerSchema: AvroRecordSchema;
   microsFields: string[];
   config: MergeConfig;
-  isValidInstant: (t: string) => boolean;
+  committed: CommittedInstants;
   opts: RunOptions;
   deadline?: number;
 }
@@ -177,32 +184,30 @@ async function compactOperation(ctx: OpContext, op: CompactionOperation, index: 
   const fileId = op.fileId ?? '';
   const dir = partition === '' ? basePath : joinPath(basePath, partition);
   const started = Date.now();
-  const baseFile = op.dataFilePath ? { path: joinPath(dir, op.dataFilePath), ext: 'parquet', size: (await storage.stat(joinPath(dir, op.dataFilePath))).size } : undefined;
+  const baseFile = op.dataFilePath ? { path: joinPath(dir, op.dataFilePath), size: (await storage.stat(joinPath(dir, op.dataFilePath))).size } : undefined;
   const logFiles = await Promise.all((op.deltaFilePaths ?? []).map(async (n) => ({ path: joinPath(dir, n), size: (await storage.stat(joinPath(dir, n))).size })));
   const fileName = formatBaseFileName({ fileId, writeToken: formatWriteToken(index, 0, 0), instant, ext: 'parquet' });
-  // rows go to the writer as they are merged: only the open row group (as column values) and the
-  // compressed file so far are held; base rows are fixed up in place (fresh objects from the reader),
-  // log rows are used once
   const writeStart = Date.now();
-  const writer = openHoodieParquetWriter({ schema: ctx.writerSchema, codec: ctx.opts.codec, rowGroupSize: ctx.opts.rowGroupSize ?? COMPACTION_ROW_GROUP_ROWS });
-  const s = await mergeSliceStreaming(storage, { partition, fileId, baseFile, logFiles }, { config: ctx.config, isValidInstant: ctx.isValidInstant }, (out, key) => {
-    const n = writer.rowCount;
-    // compaction preserves commit time and seqno; the file name always points at the new file
-    out._hoodie_commit_time ??= instant;
-    out._hoodie_commit_seqno ??= `${instant}_${index}_${n}`;
-    out._hoodie_record_key ??= key;
-    out._hoodie_partition_path ??= partition;
-    out._hoodie_file_name = fileName;
-    for (const f of ctx.microsFields) {
-      const v = out[f];
-      // log rows from parquet data blocks still come back as Date (ms); the column holds micros
-      if (v instanceof Date) out[f] = BigInt(v.getTime()) * 1000n;
-    }
-    writer.writeRow(out);
-  });
-  const file = writer.finish();
-  // log scan, base read, merge and encoding of full row groups overlap in that loop
-  const scanMs = Date.now() - started;
+  const job = {
+    partition,
+    fileId,
+    baseFile,
+    logFiles,
+    instant,
+    index,
+    fileName,
+    writerSchema: ctx.writerSchema,
+    microsFields: ctx.microsFields,
+    config: ctx.config,
+    committed: ctx.committed,
+    codec: ctx.opts.codec,
+    rowGroupSize: ctx.opts.rowGroupSize ?? COMPACTION_ROW_GROUP_ROWS,
+  };
+  // merge and encode (the memory-heavy part) run in a worker when possible; markers and the
+  // atomic write stay here, so hooks, ownership and crash behaviour do not depend on where it ran
+  const file = await mergeJob(storage, job, { mode: ctx.opts.fileGroupWorkers ?? 'auto', url: ctx.opts.workerUrl });
+  const s = file.stats;
+  const scanMs = file.scanMs + (writeStart - started);
   if (ctx.deadline !== undefined && Date.now() > ctx.deadline) throw maxDurationError(ctx);
 
   await ctx.opts.onPoint?.('before-base-file');
@@ -258,6 +263,13 @@ function maxDurationError(ctx: OpContext): TblError {
   });
 }
 
+/** The view's isCommitted rule (fs-view assembleView, no as-of bound) as data a worker can take. */
+function committedInstants(completed: string[], firstActive: string | undefined): CommittedInstants {
+  let first = firstActive;
+  for (const t of completed) if (first === undefined || t < first) first = t;
+  return { completed, first };
+}
+
 /** HoodieCommitMetadata(compacted=true) as CompactHelpers.createCompactionMetadata builds it. */
 export function compactionCommitMetadata(stats: WriteStat[], schema: string): CommitMetadata {
   const partitionToWriteStats: Record<string, WriteStat[]> = {};
@@ -276,15 +288,14 @@ async function execute(c: Claim, opts: RunOptions, started: number): Promise<Run
     throw new TblError('metadata', `${table.uri}: table schema is not valid JSON: ${(e as Error).message}`, { cause: e });
   }
   const tableSchema = stripMeta(parsed);
-  const partitions = [...new Set(ops.map((o) => o.partitionPath ?? ''))];
-  const view = await loadFileSystemView(table, { partitions });
+  const vt = await viewTimelineOf(table);
   const ctx: OpContext = {
     table,
     instant,
     writerSchema: withHoodieMetaFields(tableSchema),
     microsFields: microsFields(tableSchema),
     config: mergeConfigFromProperties(Object.fromEntries(table.config.props)),
-    isValidInstant: view.isCommitted,
+    committed: committedInstants(vt.completedInstants.map((i) => i.requestedTime), vt.firstActiveInstant),
     opts,
     deadline: opts.maxDurationMs !== undefined ? started + opts.maxDurationMs : undefined,
   };
