@@ -62,6 +62,12 @@ function runOpts(ctx: Ctx, o: Opts) {
   };
 }
 
+/** Status lines: stderr on a terminal, or always with --verbose (cron stays quiet otherwise). */
+function note(ctx: Ctx, o: Opts, msg: string): void {
+  if (o.verbose) ctx.io.stderr(`${msg}\n`);
+  else ctx.out.info(msg);
+}
+
 async function printPlan(ctx: Ctx, o: Opts, table: import('../src/table/index.ts').Table, instant: string): Promise<void> {
   const v = await import('../src/views/service-results.ts');
   const r = await v.compactionShow(table, instant);
@@ -74,12 +80,12 @@ async function schedule(ctx: Ctx, o: Opts): Promise<string | undefined> {
   if (s.metadataTableDisabled) ctx.out.warn(`metadata table of ${table.uri} disabled (hoodie.table.metadata.partitions cleared, .hoodie/metadata deleted)`);
   if (!s.instant) {
     if (wantsJson(o)) ctx.out.json({ scheduled: false, reason: s.reason });
-    else ctx.out.info(`Nothing to compact: ${s.reason}`);
+    else note(ctx, o, `Nothing to compact: ${s.reason}`);
     return undefined;
   }
   if (wantsJson(o)) ctx.out.json({ scheduled: true, instant: s.instant, operations: s.plan?.operations?.length ?? 0 });
   else {
-    ctx.out.info(`Attempted to schedule compaction for ${s.instant}`);
+    note(ctx, o, `Attempted to schedule compaction for ${s.instant}`);
     if (o.noPlanOutput) return s.instant;
     await printPlan(ctx, o, await (await import('../src/table/index.ts')).openTableAt(table.storage, table.basePath, table.uri), s.instant);
   }
@@ -101,10 +107,10 @@ async function run(ctx: Ctx, o: Opts, instant?: string): Promise<void> {
     rollbackInstant: r.rolledBack?.rollbackInstant ?? null,
   };
   if (wantsJson(o)) return ctx.out.json(summary);
-  if (r.status === 'nothing-to-do') return ctx.out.info('NO PENDING COMPACTION TO RUN');
-  if (r.status === 'already-completed') return ctx.out.info(`Compaction ${r.instant} is already completed; nothing to do`);
+  if (r.status === 'nothing-to-do') return note(ctx, o, 'NO PENDING COMPACTION TO RUN');
+  if (r.status === 'already-completed') return note(ctx, o, `Compaction ${r.instant} is already completed; nothing to do`);
   if (r.rolledBack) {
-    ctx.out.info(`Rolled back the failed attempt of ${r.instant} with rollback ${r.rolledBack.rollbackInstant}${r.rolledBack.reused ? ' (reused pending rollback)' : ''} (${r.rolledBack.deletedFiles.length} file(s) deleted)`);
+    note(ctx, o, `Rolled back the failed attempt of ${r.instant} with rollback ${r.rolledBack.rollbackInstant}${r.rolledBack.reused ? ' (reused pending rollback)' : ''} (${r.rolledBack.deletedFiles.length} file(s) deleted)`);
   }
   if (o.verbose) {
     const rb = r.rolledBack ? ` after rolling back the previous attempt (rollback ${r.rolledBack.rollbackInstant})` : '';
