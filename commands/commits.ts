@@ -33,6 +33,7 @@ export const commitSpecs: CommandSpec[] = [
   {
     name: 'commit showpartitions',
     summary: 'Show partition level details of a commit',
+    jsonFields: async () => (await import('../src/views/commits.ts')).commitPartitionColumns.map((c) => c.key),
     table: { limit: -1 },
     options: [{ flags: '--commit <instant>', description: 'commit to show (required)' }, includeArchived],
     action: tableAction(async (table, o) =>
@@ -42,6 +43,7 @@ export const commitSpecs: CommandSpec[] = [
   {
     name: 'commit showfiles',
     summary: 'Show file level details of a commit',
+    jsonFields: async () => (await import('../src/views/commits.ts')).commitFileColumns.map((c) => c.key),
     table: { limit: -1 },
     options: [{ flags: '--commit <instant>', description: 'commit to show (required)' }, includeArchived],
     action: tableAction(async (table, o) =>
@@ -51,6 +53,7 @@ export const commitSpecs: CommandSpec[] = [
   {
     name: 'commit show_write_stats',
     summary: 'Show write stats of a commit',
+    jsonFields: async () => (await import('../src/views/commits.ts')).commitWriteStatsColumns.map((c) => c.key),
     table: { limit: -1 },
     options: [{ flags: '--commit <instant>', description: 'commit to show (required)' }, includeArchived],
     action: tableAction(async (table, o) =>
@@ -61,6 +64,7 @@ export const commitSpecs: CommandSpec[] = [
     name: 'commits show_infights',
     aliases: ['commits show_inflights'],
     summary: 'Show inflight instants that are left longer than a certain duration',
+    jsonFields: async () => (await import('../src/views/timeline.ts')).inflightColumns.map((c) => c.key),
     options: [{ flags: '--durationInMins <mins>', description: 'minimum age in minutes', default: 0, parse: parseIntOpt }],
     async action(ctx, o) {
       const table = await openFromOpts(ctx, o);
@@ -76,6 +80,7 @@ export const commitSpecs: CommandSpec[] = [
   {
     name: 'commits compare',
     summary: 'Compare commits with another Hoodie table',
+    jsonFields: async () => ['source', 'target', 'sourceLatestCommit', 'targetLatestCommit', 'behind', 'commitsToCatchUp', 'message'],
     options: [
       { flags: '--path <path>', description: 'path of the table to compare to (required)' },
       { flags: '--table <path>', description: 'the source table (default: TBLCLI_PATH or the connected table)' },

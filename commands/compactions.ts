@@ -9,7 +9,7 @@ export const compactionSpecs: CommandSpec[] = [
     summary: 'Shows all compactions that are in active timeline',
     table: { limit: -1 },
     options: [{ flags: '--includeExtraMetadata [bool]', description: 'add the plan extra metadata column', default: false, parse: parseBool }],
-    jsonFields: async () => (await import('../src/views/compactions.ts')).compactionColumns(true).map((c) => c.key),
+    jsonFields: async () => (await import('../src/views/compactions.ts')).compactionColumns(false).map((c) => c.key),
     action: tableAction(async (table, o) =>
       (await import('../src/views/service-results.ts')).compactionsShowAll(table, o.includeExtraMetadata === true),
     ),

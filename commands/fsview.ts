@@ -23,6 +23,7 @@ export const fsviewSpecs: CommandSpec[] = [
   {
     name: 'show fsview all',
     summary: 'Show entire file-system view',
+    jsonFields: async () => ['partition', 'fileId', 'baseInstant', 'dataFile', 'dataFileSize', 'numDeltaFiles', 'totalDeltaFileSize', 'deltaFiles'],
     table: { limit: -1 },
     options: [
       { flags: '--pathRegex <glob>', description: 'partition glob (* one level, ** any depth; default: all partitions)', default: '**' },
@@ -35,6 +36,7 @@ export const fsviewSpecs: CommandSpec[] = [
   {
     name: 'show fsview latest',
     summary: 'Show latest file-system view',
+    jsonFields: async () => ['partition', 'fileId', 'baseInstant', 'dataFile', 'dataFileSize', 'numDeltaFiles', 'totalDeltaSize', 'deltaSizeScheduled', 'deltaSizeUnscheduled', 'deltaToBaseRatioScheduled', 'deltaToBaseRatioUnscheduled', 'deltaFilesScheduled', 'deltaFilesUnscheduled'],
     table: { limit: -1 },
     options: [
       { flags: '--partitionPath <partition>', description: 'a partition path ("" for non-partitioned tables)', default: '' },
@@ -48,12 +50,14 @@ export const fsviewSpecs: CommandSpec[] = [
   {
     name: 'stats wa',
     summary: 'Write Amplification. Ratio of how many records were upserted to how many records were actually written',
+    jsonFields: async () => ['commitTime', 'totalUpserted', 'totalWritten', 'writeAmplificationFactor'],
     table: { limit: -1 },
     action: tableAction(async (table, o) => (await import('../src/views/fsview.ts')).statsWa(table)),
   },
   {
     name: 'stats filesizes',
     summary: 'File Sizes. Display summary stats on sizes of files',
+    jsonFields: async () => ['commitTime', 'min', 'p10', 'p50', 'avg', 'p95', 'max', 'numFiles', 'stdDev'],
     table: { limit: -1 },
     options: [{ flags: '--partitionPath <glob>', description: 'partition glob (default: all partitions)', default: '**' }],
     action: tableAction(async (table, o) =>

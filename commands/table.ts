@@ -10,6 +10,7 @@ export const tableSpecs: CommandSpec[] = [
   {
     name: 'connect',
     summary: 'Connect to a hoodie table (remembered for later commands)',
+    jsonFields: async () => ['tableName', 'path', 'tableType', 'tableVersion', 'timelineLayoutVersion', 'instants'],
     async action(ctx, o) {
       const path = requireOpt(o, 'path');
       const table = await openFromOpts(ctx, o);
@@ -32,6 +33,7 @@ export const tableSpecs: CommandSpec[] = [
   {
     name: 'desc',
     summary: 'Describe Hoodie Table properties',
+    jsonFields: async () => (await import('../src/views/services.ts')).propertyColumns.map((c) => c.key),
     action: tableAction(async (table) => (await import('../src/views/service-results.ts')).describe(table)),
   },
   {
@@ -48,6 +50,7 @@ export const tableSpecs: CommandSpec[] = [
   {
     name: 'fetch table schema',
     summary: 'Fetches latest table schema',
+    jsonFields: async () => ['schema', 'source'],
     options: [{ flags: '--outputFilePath <file>', description: 'write the schema to this local file' }],
     async action(ctx, o) {
       const table = await openFromOpts(ctx, o);
