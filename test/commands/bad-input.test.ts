@@ -85,6 +85,16 @@ describe.skipIf(!HAVE_FIXTURES)('bad input in real tables', () => {
     await expectOneLineError(['commits', 'show', '--path', t], 1, /is not a Hudi table: .*hoodie\.properties not found/, t);
   });
 
+  it('a hoodie.properties checksum mismatch is a warning, not a failure', async () => {
+    const t = tableFresh(V6);
+    const props = join(t, '.hoodie', 'hoodie.properties');
+    writeFileSync(props, readFileSync(props, 'latin1').replace(/hoodie\.table\.checksum=\d+/, 'hoodie.table.checksum=12345'), 'latin1');
+    const r = await runCli(['commits', 'show', '--json', '--path', t]);
+    expect(r.exitCode).toBe(0);
+    expect(r.stderr).toMatch(/^warning: .*hoodie\.properties: hoodie\.table\.checksum 12345 does not match \d+/);
+    expect((JSON.parse(r.stdout) as unknown[]).length).toBe(2);
+  });
+
   it('empty completed commit file', async () => {
     const t = tableFresh(V6);
     truncateSync(join(t, '.hoodie', '20250126060846931.deltacommit'), 0);
