@@ -6,27 +6,17 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { build } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { openTable } from '../../src/table/index.ts';
 import { runCompaction, type RunResult } from '../../src/services/index.ts';
 import { HAVE_FIXTURES, tableFresh } from '../support/fixtures.ts';
 import { comparable, snapshotRows } from './support/snapshot.ts';
 import { runCli } from '../support/run-cli.ts';
+import { buildCompactionChild } from './support/build-child.ts';
 
 let child = '';
 beforeAll(async () => {
-  child = join(mkdtempSync(join(tmpdir(), 'tblcli-child-')), 'child.mjs');
-  await build({
-    entryPoints: [resolve(import.meta.dirname, 'support/compaction-child.ts')],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    outfile: child,
-    logLevel: 'error',
-    banner: { js: "import { createRequire as __cr } from 'module'; const require = __cr(import.meta.url);" },
-  });
+  child = await buildCompactionChild();
 }, 60_000);
 
 function runChild(base: string, opts: object): Promise<{ code: number | null; stdout: string; stderr: string }> {
