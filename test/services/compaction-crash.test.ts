@@ -2,9 +2,8 @@
 // changes, and the next `compaction run` leaves the table complete — every record once, no stray file.
 // Two concurrent runs: exactly one executes, the other exits 4 (or waits with --wait).
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { openTable } from '../../src/table/index.ts';
 import { runCompaction } from '../../src/services/index.ts';
