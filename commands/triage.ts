@@ -92,7 +92,9 @@ export const triageSpecs: CommandSpec[] = [
         const outside = dirOpt(o, s.table.basePath).outside;
         const trash = outside ? `${outside}/.tblcli-trash/${r.run}` : r.trash;
         ctx.out.info(o.purge === true ? `purged ${moved} orphan(s)` : `moved ${moved} orphan(s) to ${s.table.storage.uri(trash)}`);
-        return 0;
+        // --exit-code judges what is still there after the quarantine
+        const gone = new Set(r.results.filter((x) => x.action === 'moved' || x.action === 'purged').map((x) => x.path));
+        return exitFor(o, orphans.filter((x) => !gone.has(x.path)).map((x) => x.severity));
       }
       ctx.out.table(v.orphanColumns, orphans, outputOptions(o));
       return exitFor(o, orphans.map((x) => x.severity));

@@ -76,17 +76,22 @@ export async function startHeartbeat(storage: Storage, metaPath: string, instant
   let lost: string | undefined;
   let failed: unknown;
   const ours = async () => (await heartbeatOwner(storage, metaPath, instant)) === attemptId;
-  const beat = async () => {
-    if (lost) return;
+  let stopped = false;
+  let inFlight: Promise<void> = Promise.resolve();
+  const beatOnce = async () => {
+    if (lost || stopped) return;
     // never append to a file that is gone (append would re-create it) or belongs to another attempt
     if (!(await ours())) {
       lost = `its heartbeat ${storage.uri(path)} was deleted or replaced by another process`;
       clearInterval(timer);
       return;
     }
+    if (stopped) return; // stop() may have begun while we checked: it deletes the file
     await storage.append(path, new Uint8Array([0x0a]));
     lastBeat = Date.now();
   };
+  // beats never overlap, and stop() waits for the one in flight before deleting the file
+  const beat = () => (inFlight = inFlight.then(beatOnce, beatOnce));
   const timer = setInterval(() => {
     beat().catch((e) => {
       failed = e;
@@ -111,6 +116,8 @@ export async function startHeartbeat(storage: Storage, metaPath: string, instant
     },
     async stop() {
       clearInterval(timer);
+      stopped = true;
+      await inFlight.catch(() => undefined);
       if (!(await ours())) return false;
       await storage.delete(path);
       return true;

@@ -175,6 +175,8 @@ interface OpContext {
   committed: CommittedInstants;
   opts: RunOptions;
   deadline?: number;
+  /** aborted when any file group fails: the others must not write after the attempt is given back */
+  abort: AbortController;
 }
 
 async function compactOperation(ctx: OpContext, op: CompactionOperation, index: number): Promise<WriteStat> {
@@ -205,15 +207,18 @@ async function compactOperation(ctx: OpContext, op: CompactionOperation, index: 
   };
   // merge and encode (the memory-heavy part) run in a worker when possible; markers and the
   // atomic write stay here, so hooks, ownership and crash behaviour do not depend on where it ran
-  const file = await mergeJob(storage, job, { mode: ctx.opts.fileGroupWorkers ?? 'auto', url: ctx.opts.workerUrl });
+  const file = await mergeJob(storage, job, { mode: ctx.opts.fileGroupWorkers ?? 'auto', url: ctx.opts.workerUrl }, ctx.abort.signal);
+  ctx.abort.signal.throwIfAborted();
   const s = file.stats;
   const scanMs = file.scanMs + (writeStart - started);
   if (ctx.deadline !== undefined && Date.now() > ctx.deadline) throw maxDurationError(ctx);
 
   await ctx.opts.onPoint?.('before-base-file');
+  ctx.abort.signal.throwIfAborted();
   await createMarker(storage, basePath, instant, { partition, fileName, ioType: baseFile ? 'MERGE' : 'CREATE' });
   await ctx.opts.onPoint?.('after-marker');
   const path = joinPath(dir, fileName);
+  ctx.abort.signal.throwIfAborted();
   await storage.writeNew(path, file.bytes);
   await ctx.opts.onPoint?.('after-base-file');
   const writeMs = Date.now() - writeStart;
@@ -298,12 +303,23 @@ async function execute(c: Claim, opts: RunOptions, started: number): Promise<Run
     committed: committedInstants(vt.completedInstants.map((i) => i.requestedTime), vt.firstActiveInstant),
     opts,
     deadline: opts.maxDurationMs !== undefined ? started + opts.maxDurationMs : undefined,
+    abort: new AbortController(),
   };
-  const stats = await mapLimit(ops, opts.parallelism ?? 2, async (op, i) => {
-    if (ctx.deadline !== undefined && Date.now() > ctx.deadline) throw maxDurationError(ctx);
-    await c.heartbeat.beat();
-    return compactOperation(ctx, op, i);
+  // On the first failure: start no more file groups, stop the running ones, and wait until all have
+  // settled, so nothing writes after the caller rolls this attempt back.
+  const settled = await mapLimit(ops, opts.parallelism ?? 2, async (op, i) => {
+    try {
+      ctx.abort.signal.throwIfAborted();
+      if (ctx.deadline !== undefined && Date.now() > ctx.deadline) throw maxDurationError(ctx);
+      await c.heartbeat.beat();
+      return { ok: await compactOperation(ctx, op, i) };
+    } catch (error) {
+      if (!ctx.abort.signal.aborted) ctx.abort.abort(error);
+      return { error };
+    }
   });
+  if (ctx.abort.signal.aborted) throw ctx.abort.signal.reason;
+  const stats = settled.map((r) => r.ok!);
   await opts.onPoint?.('before-complete');
   const metadata = compactionCommitMetadata(stats, JSON.stringify(tableSchema));
 
@@ -333,8 +349,10 @@ async function execute(c: Claim, opts: RunOptions, started: number): Promise<Run
     return ct;
   });
   await opts.onPoint?.('after-complete');
-  await deleteMarkerDir(table.storage, table.basePath, instant);
-  await c.heartbeat.stop();
+  // The compaction is complete: a failure to tidy up must not report it as failed (a leftover marker
+  // dir of a completed instant is what `tblcli orphans` quarantines).
+  await deleteMarkerDir(table.storage, table.basePath, instant).catch(() => undefined);
+  await c.heartbeat.stop().catch(() => undefined);
   return {
     status: 'completed',
     instant,

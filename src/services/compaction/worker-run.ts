@@ -33,7 +33,7 @@ function defaultWorkerUrl(): URL | undefined {
 /** The worker could not run the job (not a merge error): failed to start, ran out of heap, died. */
 class WorkerFailure extends Error {}
 
-function runInWorker(url: URL, storage: Storage, job: MergeJob, inputBytes: number): Promise<MergeOutput> {
+function runInWorker(url: URL, storage: Storage, job: MergeJob, inputBytes: number, signal?: AbortSignal): Promise<MergeOutput> {
   const { port1, port2 } = new MessageChannel();
   serveStorage(port1, storage);
   return new Promise<MergeOutput>((resolve, reject) => {
@@ -61,11 +61,20 @@ function runInWorker(url: URL, storage: Storage, job: MergeJob, inputBytes: numb
     });
     worker.on('error', (e) => settle(() => reject(new WorkerFailure(`${url.href}: ${e.message}`, { cause: e }))));
     worker.on('exit', (code) => settle(() => reject(new WorkerFailure(`${url.href} exited with code ${code} before answering`))));
+    // the run failed elsewhere: stop this merge now instead of letting the thread outlive the failure
+    signal?.addEventListener(
+      'abort',
+      () => {
+        settle(() => reject(signal.reason));
+        void worker.terminate();
+      },
+      { once: true },
+    );
   });
 }
 
 /** Merges one file group per the settings: in a worker thread when possible, else in this thread. */
-export async function mergeJob(storage: Storage, job: MergeJob, settings: WorkerSettings): Promise<MergeOutput> {
+export async function mergeJob(storage: Storage, job: MergeJob, settings: WorkerSettings, signal?: AbortSignal): Promise<MergeOutput> {
   const url = settings.url ?? defaultWorkerUrl();
   if (settings.mode === 'never' || (settings.mode === 'auto' && !url)) return mergeToParquet(storage, job);
   if (!url) {
@@ -75,9 +84,9 @@ export async function mergeJob(storage: Storage, job: MergeJob, settings: Worker
   }
   const inputBytes = (job.baseFile?.size ?? 0) + job.logFiles.reduce((n, f) => n + f.size, 0);
   try {
-    return await runInWorker(url, storage, job, inputBytes);
+    return await runInWorker(url, storage, job, inputBytes, signal);
   } catch (e) {
-    if (!(e instanceof WorkerFailure)) throw e;
+    if (!(e instanceof WorkerFailure) || signal?.aborted) throw e;
     if (settings.mode === 'always') {
       throw new TblError('bug', `compaction worker for file group ${job.fileId} failed: ${e.message}`, { instant: job.instant, cause: e });
     }
