@@ -114,6 +114,12 @@ export function decodeAvroContent(content: Uint8Array, schemaJson: string | unde
   return out;
 }
 
+/** One record of Avro/CDC content (its bytes without the length prefix), decoded as decodeAvroContent does. */
+export function decodeAvroRecord(bytes: Uint8Array, schemaJson: string): LogRecord {
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return plain(avroTypeFor(schemaJson).decode(buf, 0).value) as LogRecord;
+}
+
 /** Parquet data block content: an embedded parquet file. */
 export async function decodeParquetContent(content: Uint8Array, path: string): Promise<ParquetRow[]> {
   return readParquetRowsFrom(bytesAsyncBuffer(content), `${path} (parquet data block)`);

@@ -1,3 +1,4 @@
 export * from './config.ts';
 export * from './ordering.ts';
 export * from './scan.ts';
+export * from './log-map.ts';

@@ -60,7 +60,7 @@ interface Entry {
   partition?: string | null;
 }
 
-function emptyStats(): MergeStats {
+export function emptyStats(): MergeStats {
   return {
     totalLogFilesCompacted: 0,
     totalLogSizeCompacted: 0,
@@ -75,7 +75,7 @@ function emptyStats(): MergeStats {
   };
 }
 
-function schemaTypes(schemaJson: string | undefined): Map<string, string> {
+export function schemaTypes(schemaJson: string | undefined): Map<string, string> {
   const out = new Map<string, string>();
   if (!schemaJson) return out;
   try {
@@ -102,7 +102,7 @@ export function recordKeyOf(row: Row, config: MergeConfig): string {
   return fields.map((f) => `${f}:${String(row[f])}`).join(',');
 }
 
-function orderingOf(row: Row, config: MergeConfig, types?: Map<string, string>): Ordering {
+export function orderingOf(row: Row, config: MergeConfig, types?: Map<string, string>): Ordering {
   if (config.orderingFields.length === 0) return NATURAL;
   const values = config.orderingFields.map((f) => {
     const v = row[f];
@@ -111,7 +111,7 @@ function orderingOf(row: Row, config: MergeConfig, types?: Map<string, string>):
   return { values, classes: config.orderingFields.map((f, i) => javaClassOf(values[i], types?.get(f))) };
 }
 
-function isDeleteRow(row: Row, config: MergeConfig): boolean {
+export function isDeleteRow(row: Row, config: MergeConfig): boolean {
   if (row._hoodie_is_deleted === true) return true;
   if (config.deleteField && config.deleteMarker !== undefined) {
     const v = row[config.deleteField];
@@ -120,30 +120,40 @@ function isDeleteRow(row: Row, config: MergeConfig): boolean {
   return false;
 }
 
-/** Delta merge: does `incoming` (newer) replace `existing`? */
+/** Delta merge: does `incoming` (newer) replace `existing`? (a missing row = a delete) */
 function deltaKeepsNew(existing: Entry, incoming: Entry, config: MergeConfig): boolean {
+  return deltaReplaces(existing.row === undefined, existing.ordering, incoming.row === undefined, incoming.ordering, config);
+}
+
+/** The delta-merge rule on what it needs: delete flags and orderings of the existing and the newer record. */
+export function deltaReplaces(existingDeleted: boolean, existing: Ordering, incomingDeleted: boolean, incoming: Ordering, config: MergeConfig): boolean {
   if (config.deltaMerge === 'commit') return true;
-  if (incoming.row === undefined) {
+  if (incomingDeleted) {
     // deltaMergeDeleteRecord / processNextDeletedRecord
-    if (existing.row === undefined && isNatural(existing.ordering)) return false;
-    if (isNatural(incoming.ordering)) return true;
-    if (sameClasses(incoming.ordering, existing.ordering) && compareOrdering(existing.ordering, incoming.ordering) > 0) return false;
+    if (existingDeleted && isNatural(existing)) return false;
+    if (isNatural(incoming)) return true;
+    if (sameClasses(incoming, existing) && compareOrdering(existing, incoming) > 0) return false;
     return true;
   }
-  if (existing.row === undefined) {
-    if (config.naturalOrderAfterDelete || isNatural(existing.ordering)) return true;
+  if (existingDeleted) {
+    if (config.naturalOrderAfterDelete || isNatural(existing)) return true;
   }
-  return compareOrdering(incoming.ordering, existing.ordering) >= 0;
+  return compareOrdering(incoming, existing) >= 0;
 }
 
 /** Final merge: does the log entry replace the base row? */
 function finalKeepsLog(base: Entry, log: Entry, config: MergeConfig): boolean {
+  return logReplacesBase(base.ordering, log.row === undefined, log.ordering, config);
+}
+
+/** The final-merge rule on what it needs: the base row's ordering, the log record's delete flag and ordering. */
+export function logReplacesBase(base: Ordering, logDeleted: boolean, log: Ordering, config: MergeConfig): boolean {
   if (config.finalMerge === 'commit') return true;
-  if (log.row === undefined) {
-    if (isNatural(log.ordering)) return true;
-    return !(sameClasses(log.ordering, base.ordering) && compareOrdering(base.ordering, log.ordering) > 0);
+  if (logDeleted) {
+    if (isNatural(log)) return true;
+    return !(sameClasses(log, base) && compareOrdering(base, log) > 0);
   }
-  return !(compareOrdering(base.ordering, log.ordering) > 0);
+  return !(compareOrdering(base, log) > 0);
 }
 
 export interface LogScan {
@@ -152,11 +162,28 @@ export interface LogScan {
   notes: MergedSlice['notes'];
 }
 
-/** The merged log map of a slice's log files (oldest first). */
-export async function scanLogRecords(storage: Storage, logFiles: SliceFiles['logFiles'], opts: MergeOptions): Promise<LogScan> {
-  const stats = emptyStats();
-  const notes: MergedSlice['notes'] = [];
-  const stack: { path: string; block: LogBlock }[] = [];
+export interface StackedBlock<T> {
+  path: string;
+  block: LogBlock;
+  /** what `prepare` made of a valid data or delete block */
+  data?: T;
+}
+
+/**
+ * The blocks of a slice's log files (oldest first) that count, after Java's V1 block stack: rollback
+ * command blocks drop earlier blocks of their target instant and pending corrupt blocks. `prepare`
+ * runs on each valid data/delete block as it is read, so its records can be reduced before the next
+ * block is decoded.
+ */
+export async function collectLogBlocks<T>(
+  storage: Storage,
+  logFiles: SliceFiles['logFiles'],
+  opts: MergeOptions,
+  stats: MergeStats,
+  notes: MergedSlice['notes'],
+  prepare?: (path: string, block: LogBlock) => Promise<T>,
+): Promise<StackedBlock<T>[]> {
+  const stack: StackedBlock<T>[] = [];
   for (const lf of logFiles) {
     stats.totalLogFilesCompacted += 1;
     const size = lf.size ?? (await storage.stat(lf.path)).size;
@@ -197,9 +224,17 @@ export async function scanLogRecords(storage: Storage, logFiles: SliceFiles['log
       if (block.unsupported) {
         throw new TblError('unsupported', `${lf.path}: block at offset ${block.offset}: ${block.unsupported}`, { path: lf.path, instant });
       }
-      stack.push({ path: lf.path, block });
+      stack.push({ path: lf.path, block, data: prepare ? await prepare(lf.path, block) : undefined });
     }
   }
+  return stack;
+}
+
+/** The merged log map of a slice's log files (oldest first). */
+export async function scanLogRecords(storage: Storage, logFiles: SliceFiles['logFiles'], opts: MergeOptions): Promise<LogScan> {
+  const stats = emptyStats();
+  const notes: MergedSlice['notes'] = [];
+  const stack = await collectLogBlocks<never>(storage, logFiles, opts, stats, notes);
 
   const entries = new Map<string, Entry>();
   const put = (e: Entry) => {

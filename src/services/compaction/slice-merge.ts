@@ -1,28 +1,17 @@
-// The merge of one file slice for compaction: the merged log map (scanLogRecords) in memory, the base
+// The merge of one file slice for compaction: the compact merged log map (scanLogMap: orderings, delete
+// flags and Avro bytes, records decoded only when emitted) in memory, the base
 // file read one row group at a time with raw INT64 timestamps (no Date round trip loses microseconds),
 // each output row passed to `emit` in the order mergeFileSlice produces (base order, then log inserts).
 // Base rows are handed on as read, never copied, so no row is held twice.
-import { compareOrdering, isNatural, javaClassOf, NATURAL, recordKeyOf, sameClasses, scanLogRecords, type MergeConfig, type MergeStats, type Ordering, type Row, type SliceFiles } from '../../merge/index.ts';
+import { javaClassOf, logReplacesBase, NATURAL, recordKeyOf, scanLogMap, type MergeConfig, type MergeStats, type Ordering, type Row, type SliceFiles } from '../../merge/index.ts';
 import { readParquetMetadataFrom, readParquetRowsFrom } from '../../parquet/read.ts';
 import { asyncBufferOf, type Storage } from '../../storage/index.ts';
 import { TblError } from '../../errors/index.ts';
-
-type LogEntry = { row?: Row; ordering: Ordering };
 
 function orderingOf(row: Row, config: MergeConfig): Ordering {
   if (config.orderingFields.length === 0) return NATURAL;
   const values = config.orderingFields.map((f) => (row[f] === undefined ? null : row[f]));
   return { values, classes: values.map((v) => javaClassOf(v)) };
-}
-
-// Same rule as merge/scan.ts finalKeepsLog (not exported there): does the log entry replace the base row?
-function logWins(base: Ordering, log: LogEntry, config: MergeConfig): boolean {
-  if (config.finalMerge === 'commit') return true;
-  if (log.row === undefined) {
-    if (isNatural(log.ordering)) return true;
-    return !(sameClasses(log.ordering, base) && compareOrdering(base, log.ordering) > 0);
-  }
-  return !(compareOrdering(base, log.ordering) > 0);
 }
 
 export interface SliceMergeOptions {
@@ -32,7 +21,7 @@ export interface SliceMergeOptions {
 
 /** Streams the merged rows of a slice to `emit(row, key)`; returns the compaction stats. */
 export async function mergeSliceStreaming(storage: Storage, slice: SliceFiles, opts: SliceMergeOptions, emit: (row: Row, key: string) => void | Promise<void>): Promise<MergeStats> {
-  const { entries, stats } = await scanLogRecords(storage, slice.logFiles, opts);
+  const { entries, stats } = await scanLogMap(storage, slice.logFiles, opts);
   const matched = new Set<string>();
   if (slice.baseFile) {
     const { path } = slice.baseFile;
@@ -51,23 +40,23 @@ export async function mergeSliceStreaming(storage: Storage, slice: SliceFiles, o
       for (let n = 0; n < rows.length; n++) {
         const row = rows[n]!;
         const key = recordKeyOf(row, opts.config);
-        const log = entries.get(key) as LogEntry | undefined;
+        const log = entries.get(key);
         if (!log) {
           await emit(row, key);
           continue;
         }
-        matched.add(key);
-        if (!logWins(orderingOf(row, opts.config), log, opts.config)) await emit(row, key);
-        else if (log.row) {
+        matched.add(log.key); // the map's string, not the base row's copy
+        if (!logReplacesBase(orderingOf(row, opts.config), log.deleted, log.ordering, opts.config)) await emit(row, key);
+        else if (!log.deleted) {
           stats.totalUpdatedRecordsCompacted += 1;
-          await emit(log.row, key);
+          await emit(log.record()!, key);
         } else stats.totalDeletedRecords += 1;
       }
     }
   }
   for (const [key, e] of entries) {
-    if (matched.has(key) || !e.row) continue;
-    await emit(e.row, key);
+    if (matched.has(key) || e.deleted) continue;
+    await emit(e.record()!, key);
   }
   return stats;
 }

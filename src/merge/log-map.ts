@@ -1,0 +1,131 @@
+// The merged log map of a slice kept compact (issue 6): per record key only what the merge decisions
+// need (ordering, delete flag) and where the record's Avro bytes are (its block's content, read once
+// more and kept as raw bytes); the full record is decoded only when it is emitted. Same block stack,
+// delta-merge rule and stats as scanLogRecords, so mergeFileSlice and compaction agree row for row.
+import { decodeAvroRecord, isDataBlock, readAvroContentHeader, type LogBlock } from '../logfile/index.ts';
+import type { Storage } from '../storage/index.ts';
+import type { Ordering } from './ordering.ts';
+import { NATURAL } from './ordering.ts';
+import {
+  collectLogBlocks,
+  deltaReplaces,
+  emptyStats,
+  isDeleteRow,
+  orderingOf,
+  recordKeyOf,
+  schemaTypes,
+  type MergedSlice,
+  type MergeOptions,
+  type MergeStats,
+  type Row,
+  type SliceFiles,
+} from './scan.ts';
+
+/** An Avro data block's content and writer schema, shared by the entries of its records. */
+interface AvroSource {
+  content: Uint8Array;
+  schema: string;
+}
+
+/** One log record of the map: a delete, a decoded row (parquet/HFile blocks) or Avro bytes to decode on use. */
+export class LogMapEntry {
+  constructor(
+    readonly key: string,
+    readonly ordering: Ordering,
+    readonly deleted: boolean,
+    private readonly source: AvroSource | undefined,
+    private readonly start: number,
+    private readonly end: number,
+    private readonly row: Row | undefined,
+  ) {}
+
+  /** The full record (a fresh object per call for Avro records); undefined for deletes. */
+  record(): Row | undefined {
+    if (this.deleted) return undefined;
+    if (this.row) return this.row;
+    return decodeAvroRecord(this.source!.content.subarray(this.start, this.end), this.source!.schema) as Row;
+  }
+}
+
+/** A delete record without a key: counted as a log record, never applied. */
+const NULL_KEY_DELETE = new LogMapEntry('', NATURAL, true, undefined, 0, 0, undefined);
+
+export interface LogMap {
+  /** by record key, in first-seen order (inserts come out in arrival order) */
+  entries: Map<string, LogMapEntry>;
+  stats: MergeStats;
+  notes: MergedSlice['notes'];
+}
+
+/** [start, end) of each record's Avro bytes in an Avro data block's content (already validated by the reader). */
+function recordSpans(content: Uint8Array, count: number): Int32Array {
+  const { contentVersion } = readAvroContentHeader(content);
+  const dv = new DataView(content.buffer, content.byteOffset, content.byteLength);
+  const spans = new Int32Array(2 * count);
+  let pos = contentVersion >= 2 ? 8 : 4;
+  for (let i = 0; i < count; i++) {
+    const len = dv.getInt32(pos);
+    spans[2 * i] = pos + 4;
+    spans[2 * i + 1] = pos + 4 + len;
+    pos += 4 + len;
+  }
+  return spans;
+}
+
+/** scanLogRecords' merged log map, with Avro records held as their bytes. */
+export async function scanLogMap(storage: Storage, logFiles: SliceFiles['logFiles'], opts: MergeOptions): Promise<LogMap> {
+  const stats = emptyStats();
+  const notes: MergedSlice['notes'] = [];
+  const compact = async (path: string, block: LogBlock): Promise<LogMapEntry[]> => {
+    const out: LogMapEntry[] = [];
+    if (block.type === 'DELETE_BLOCK') {
+      for (const d of block.deletes ?? []) {
+        if (d.recordKey === null) {
+          out.push(NULL_KEY_DELETE);
+          continue;
+        }
+        const ordering: Ordering = d.orderingVal === null ? NATURAL : { values: [d.orderingVal], classes: [d.orderingClass] };
+        out.push(new LogMapEntry(d.recordKey, ordering, true, undefined, 0, 0, undefined));
+      }
+      delete block.deletes;
+      return out;
+    }
+    if (!isDataBlock(block.type)) return out;
+    const records = block.records ?? [];
+    const types = schemaTypes(block.header.SCHEMA);
+    let source: AvroSource | undefined;
+    let spans: Int32Array | undefined;
+    if (block.type === 'AVRO_DATA_BLOCK' && records.length > 0) {
+      // the reader decoded this content from its own read; keep the bytes, not the objects
+      const content = await storage.readRange(path, block.contentOffset, block.contentLength);
+      source = { content, schema: block.header.SCHEMA! };
+      spans = recordSpans(content, records.length);
+    }
+    for (let i = 0; i < records.length; i++) {
+      const row = records[i] as Row;
+      const key = recordKeyOf(row, opts.config);
+      const ordering = orderingOf(row, opts.config, types);
+      if (isDeleteRow(row, opts.config)) out.push(new LogMapEntry(key, ordering, true, undefined, 0, 0, undefined));
+      else if (spans) out.push(new LogMapEntry(key, ordering, false, source, spans[2 * i]!, spans[2 * i + 1]!, undefined));
+      else out.push(new LogMapEntry(key, ordering, false, undefined, 0, 0, row));
+    }
+    delete block.records;
+    return out;
+  };
+  const stack = await collectLogBlocks(storage, logFiles, opts, stats, notes, compact);
+
+  const entries = new Map<string, LogMapEntry>();
+  for (const { path, block, data } of stack) {
+    if (block.corrupt) {
+      notes.push({ path, offset: block.offset, note: `corrupt block ignored: ${block.corrupt.reason}` });
+      continue;
+    }
+    for (const e of data ?? []) {
+      stats.totalLogRecords += 1;
+      if (e === NULL_KEY_DELETE) continue;
+      const cur = entries.get(e.key);
+      if (!cur || deltaReplaces(cur.deleted, cur.ordering, e.deleted, e.ordering, opts.config)) entries.set(e.key, e);
+    }
+  }
+  return { entries, stats, notes };
+}
