@@ -27,17 +27,25 @@ interface AvroSource {
   schema: string;
 }
 
-/** One log record of the map: a delete, a decoded row (parquet/HFile blocks) or Avro bytes to decode on use. */
-export class LogMapEntry {
+/**
+ * One log record of the map: a delete, a decoded row (parquet/HFile blocks) or Avro bytes to decode on
+ * use. It is its own Ordering (values and a shared classes array), one object less per key.
+ */
+export class LogMapEntry implements Ordering {
   constructor(
     readonly key: string,
-    readonly ordering: Ordering,
+    readonly values: unknown[],
+    readonly classes: Ordering['classes'],
     readonly deleted: boolean,
     private readonly source: AvroSource | undefined,
     private readonly start: number,
     private readonly end: number,
     private readonly row: Row | undefined,
   ) {}
+
+  get ordering(): Ordering {
+    return this;
+  }
 
   /** The full record (a fresh object per call for Avro records); undefined for deletes. */
   record(): Row | undefined {
@@ -47,8 +55,19 @@ export class LogMapEntry {
   }
 }
 
+/** One classes array per distinct list of classes (a few per slice) instead of one per record. */
+class ClassLists {
+  private readonly lists = new Map<string, Ordering['classes']>();
+  of(classes: Ordering['classes']): Ordering['classes'] {
+    const id = classes.join(',');
+    let c = this.lists.get(id);
+    if (!c) this.lists.set(id, (c = classes));
+    return c;
+  }
+}
+
 /** A delete record without a key: counted as a log record, never applied. */
-const NULL_KEY_DELETE = new LogMapEntry('', NATURAL, true, undefined, 0, 0, undefined);
+const NULL_KEY_DELETE = new LogMapEntry('', NATURAL.values, NATURAL.classes, true, undefined, 0, 0, undefined);
 
 export interface LogMap {
   /** by record key, in first-seen order (inserts come out in arrival order) */
@@ -76,6 +95,9 @@ function recordSpans(content: Uint8Array, count: number): Int32Array {
 export async function scanLogMap(storage: Storage, logFiles: SliceFiles['logFiles'], opts: MergeOptions): Promise<LogMap> {
   const stats = emptyStats();
   const notes: MergedSlice['notes'] = [];
+  const classLists = new ClassLists();
+  const entry = (key: string, o: Ordering, deleted: boolean, source?: AvroSource, start = 0, end = 0, row?: Row) =>
+    new LogMapEntry(key, o.values, classLists.of(o.classes), deleted, source, start, end, row);
   const compact = async (path: string, block: LogBlock): Promise<LogMapEntry[]> => {
     const out: LogMapEntry[] = [];
     if (block.type === 'DELETE_BLOCK') {
@@ -85,7 +107,7 @@ export async function scanLogMap(storage: Storage, logFiles: SliceFiles['logFile
           continue;
         }
         const ordering: Ordering = d.orderingVal === null ? NATURAL : { values: [d.orderingVal], classes: [d.orderingClass] };
-        out.push(new LogMapEntry(d.recordKey, ordering, true, undefined, 0, 0, undefined));
+        out.push(entry(d.recordKey, ordering, true));
       }
       delete block.deletes;
       return out;
@@ -105,9 +127,9 @@ export async function scanLogMap(storage: Storage, logFiles: SliceFiles['logFile
       const row = records[i] as Row;
       const key = recordKeyOf(row, opts.config);
       const ordering = orderingOf(row, opts.config, types);
-      if (isDeleteRow(row, opts.config)) out.push(new LogMapEntry(key, ordering, true, undefined, 0, 0, undefined));
-      else if (spans) out.push(new LogMapEntry(key, ordering, false, source, spans[2 * i]!, spans[2 * i + 1]!, undefined));
-      else out.push(new LogMapEntry(key, ordering, false, undefined, 0, 0, row));
+      if (isDeleteRow(row, opts.config)) out.push(entry(key, ordering, true));
+      else if (spans) out.push(entry(key, ordering, false, source, spans[2 * i]!, spans[2 * i + 1]!));
+      else out.push(entry(key, ordering, false, undefined, 0, 0, row));
     }
     delete block.records;
     return out;
