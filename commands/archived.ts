@@ -1,9 +1,9 @@
 // Archived-timeline commands: commits showarchived, compactions showarchived, compaction showarchived,
 // show archived commits, show archived commit stats.
 import type { CommandSpec } from './spec.ts';
+import { compactionPlanSpec } from './compactions.ts';
 import { parseBool } from './spec.ts';
 import { openFromOpts, outputOptions, tableAction } from './shared.ts';
-import { requireOpt } from './commits.ts';
 
 const window = [
   { flags: '--startTs <instant>', description: 'start time for commits (exclusive), default: now - 10 days' },
@@ -37,7 +37,7 @@ export const archivedSpecs: CommandSpec[] = [
     summary: 'Shows compaction details for specified time window',
     table: { limit: -1 },
     options: [{ flags: '--includeExtraMetadata [bool]', description: 'add the plan extra metadata column', default: false, parse: parseBool }, ...window],
-    jsonFields: async () => (await import('../src/views/compactions.ts')).compactionColumns(true).map((c) => c.key),
+    jsonFields: async () => (await import('../src/views/compactions.ts')).compactionColumns(false).map((c) => c.key),
     action: tableAction(async (table, o, ctx) =>
       (await import('../src/views/archived-views.ts')).compactionsShowArchived(table, {
         extra: o.includeExtraMetadata === true,
@@ -47,19 +47,9 @@ export const archivedSpecs: CommandSpec[] = [
       }),
     ),
   },
-  {
-    name: 'compaction showarchived',
-    summary: 'Shows compaction details for a specific compaction instant',
-    table: { limit: -1 },
-    options: [
-      { flags: '--instant <instant>', description: 'compaction instant time (required)' },
-      { flags: '--partition <partition>', description: 'only operations of this partition' },
-    ],
-    jsonFields: async () => (await import('../src/views/compactions.ts')).compactionPlanColumns.map((c) => c.key),
-    action: tableAction(async (table, o) =>
-      (await import('../src/views/archived-views.ts')).compactionShowArchived(table, requireOpt(o, 'instant'), o.partition as string | undefined),
-    ),
-  },
+  compactionPlanSpec('compaction showarchived', async (table, instant, partition) =>
+    (await import('../src/views/archived-views.ts')).compactionShowArchived(table, instant, partition),
+  ),
   {
     name: 'show archived commits',
     summary: 'Read commits from archived files and show details',
