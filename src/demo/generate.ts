@@ -15,6 +15,7 @@ import {
   encodeCompactionPlan,
   encodeRollbackMetadata,
   encodeRollbackPlan,
+  newWriteStat,
   type CommitMetadata,
   type CompactionPlan,
   type RollbackRequest,
@@ -86,34 +87,8 @@ export interface DemoSummary {
 
 const STEP_MS = 15 * 60 * 1000;
 const START_BEFORE_NOW_MS = 5 * 60 * 60 * 1000;
-const RT = { totalScanTime: 0, totalUpsertTime: 0, totalCreateTime: 0 };
 
 type Row = Record<string, unknown>;
-
-function writeStat(s: Pick<WriteStat, 'fileId' | 'path' | 'prevCommit' | 'partitionPath'> & Partial<WriteStat>): WriteStat {
-  return {
-    numWrites: 0,
-    numDeletes: 0,
-    numUpdateWrites: 0,
-    numInserts: 0,
-    totalWriteBytes: 0,
-    totalWriteErrors: 0,
-    totalLogRecords: 0,
-    totalLogFilesCompacted: 0,
-    totalLogSizeCompacted: 0,
-    totalUpdatedRecordsCompacted: 0,
-    totalLogBlocks: 0,
-    totalCorruptLogBlock: 0,
-    totalRollbackBlocks: 0,
-    fileSizeInBytes: 0,
-    minEventTime: null,
-    maxEventTime: null,
-    runtimeStats: { ...RT },
-    cdcStats: null,
-    tempPath: null,
-    ...s,
-  };
-}
 
 interface Written {
   name: string;
@@ -201,7 +176,7 @@ class DemoWriter {
     const p: Record<string, WriteStat[]> = {};
     for (const [part, stats] of Object.entries(m.partitionToWriteStats)) {
       p[part] = stats.map((s) =>
-        writeStat({ fileId: s.fileId, path: null, prevCommit: s.prevCommit, partitionPath: s.partitionPath, numInserts: s.numInserts, numUpdateWrites: s.numUpdateWrites }),
+        newWriteStat({ fileId: s.fileId, path: null, prevCommit: s.prevCommit, partitionPath: s.partitionPath, numInserts: s.numInserts, numUpdateWrites: s.numUpdateWrites }),
       );
     }
     return this.commitBytes({ ...m, partitionToWriteStats: p, extraMetadata: {} });
@@ -348,7 +323,7 @@ export async function generateDemoTable(storage: Storage, dir: string, opts: Dem
     await w.put(`${p}/${PARTITION_METAFILE}`, formatProperties(new Map([['commitTime', t1], ['partitionDepth', '1']]), 'partition metadata', now));
   }
   const createStat = (b: Written, fileId: string, partition: string, n: number) =>
-    writeStat({ fileId, path: b.rel, prevCommit: 'null', partitionPath: partition, numWrites: n, numInserts: n, totalWriteBytes: b.size, fileSizeInBytes: b.size });
+    newWriteStat({ fileId, path: b.rel, prevCommit: 'null', partitionPath: partition, numWrites: n, numInserts: n, totalWriteBytes: b.size, fileSizeInBytes: b.size });
   await w.completeWrite(
     0,
     'deltacommit',
@@ -368,7 +343,7 @@ export async function generateDemoTable(storage: Storage, dir: string, opts: Dem
   const logB1Name = w.logName(fid.B, t1, t2, 1, w.token(1));
   const logB1 = await w.put(`${EU}/${logB1Name}`, encodeAvroDataBlock({ instantTime: t2, schema: WRITER_SCHEMA, records: withMeta(updB, t2, EU, fid.B, 1) }));
   const appendStat = (l: Written, fileId: string, partition: string, baseFile: string, prev: string, k: { upd?: number; del?: number }) =>
-    writeStat({
+    newWriteStat({
       fileId,
       path: l.rel,
       prevCommit: prev,
@@ -434,7 +409,7 @@ export async function generateDemoTable(storage: Storage, dir: string, opts: Dem
       commit(
         {
           [US]: [
-            writeStat({
+            newWriteStat({
               fileId: fid.A,
               path: compacted.rel,
               prevCommit: t1,
@@ -509,7 +484,7 @@ export async function generateDemoTable(storage: Storage, dir: string, opts: Dem
   // ---- 5: a deltacommit that fails after writing a base file D and a log block on B ----
   const t6 = w.rt(5);
   await w.instantFile(5, 'deltacommit', 'REQUESTED');
-  const failedWorkload = commit({ [EU]: [writeStat({ fileId: fid.D, path: null, prevCommit: 'null', partitionPath: EU, numInserts: 2 })] }, 'UPSERT');
+  const failedWorkload = commit({ [EU]: [newWriteStat({ fileId: fid.D, path: null, prevCommit: 'null', partitionPath: EU, numInserts: 2 })] }, 'UPSERT');
   await w.instantFile(5, 'deltacommit', 'INFLIGHT', w.workload(failedWorkload));
   const baseD = await w.baseFile(EU, fid.D, t6, withMeta(makeOrders('eu', 50, 2, tsOf(5)), t6, EU, ''));
   const failedLogName = w.logName(fid.B, t1, t6, version === 8 ? 1 : 2, w.token());
@@ -604,7 +579,7 @@ export async function generateDemoTable(storage: Storage, dir: string, opts: Dem
   // ---- 10: a stuck inflight deltacommit: wrote F, left markers, no heartbeat, never completed ----
   const t11 = w.rt(10);
   await w.instantFile(10, 'deltacommit', 'REQUESTED');
-  await w.instantFile(10, 'deltacommit', 'INFLIGHT', w.workload(commit({ [EU]: [writeStat({ fileId: fid.F, path: null, prevCommit: 'null', partitionPath: EU, numInserts: 2 })] }, 'UPSERT')));
+  await w.instantFile(10, 'deltacommit', 'INFLIGHT', w.workload(commit({ [EU]: [newWriteStat({ fileId: fid.F, path: null, prevCommit: 'null', partitionPath: EU, numInserts: 2 })] }, 'UPSERT')));
   const baseF = await w.baseFile(EU, fid.F, t11, withMeta(makeOrders('eu', 300, 2, tsOf(10)), t11, EU, ''));
   const markerDir11 = `.hoodie/.temp/${t11}`;
   const marker = await w.put(`${markerDir11}/${EU}/${baseF.name}.marker.CREATE`, new Uint8Array(0));

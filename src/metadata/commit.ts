@@ -87,6 +87,32 @@ export interface CommitMetadata {
 const COMMIT_NAMES = ['HoodieCommitMetadata', 'HoodieReplaceCommitMetadata'] as const;
 
 /** A fresh empty metadata, what Java's `new HoodieCommitMetadata()` serialises to. */
+/** A write stat with every counter zero and the optional parts null: what writers start from. */
+export function newWriteStat(s: Pick<WriteStat, 'fileId' | 'path' | 'prevCommit' | 'partitionPath'> & Partial<WriteStat>): WriteStat {
+  return {
+    numWrites: 0,
+    numDeletes: 0,
+    numUpdateWrites: 0,
+    numInserts: 0,
+    totalWriteBytes: 0,
+    totalWriteErrors: 0,
+    totalLogRecords: 0,
+    totalLogFilesCompacted: 0,
+    totalLogSizeCompacted: 0,
+    totalUpdatedRecordsCompacted: 0,
+    totalLogBlocks: 0,
+    totalCorruptLogBlock: 0,
+    totalRollbackBlocks: 0,
+    fileSizeInBytes: 0,
+    minEventTime: null,
+    maxEventTime: null,
+    runtimeStats: { totalScanTime: 0, totalUpsertTime: 0, totalCreateTime: 0 },
+    cdcStats: null,
+    tempPath: null,
+    ...s,
+  };
+}
+
 export function emptyCommitMetadata(): CommitMetadata {
   return { partitionToWriteStats: {}, compacted: false, extraMetadata: {}, operationType: 'UNKNOWN' };
 }

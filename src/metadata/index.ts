@@ -20,6 +20,7 @@ export {
   encodeCommitMetadataJson,
   encodeCommitMetadataAvro,
   emptyCommitMetadata,
+  newWriteStat,
   commitTotals,
   allWriteStats,
   type CommitMetadata,

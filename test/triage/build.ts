@@ -9,6 +9,7 @@ import {
   encodeCommitMetadataAvro,
   encodeCommitMetadataJson,
   encodeRequestedReplaceMetadata,
+  newWriteStat,
   type CommitMetadata,
   type WriteStat,
 } from '../../src/metadata/index.ts';
@@ -19,27 +20,18 @@ import { formatInstantTime, joinPath } from '../../src/util/index.ts';
 import { storage } from './support.ts';
 
 export function stat(rel: string | null, fileId: string, partitionPath: string, prevCommit: string | null, extra: Partial<WriteStat> = {}): WriteStat {
-  return {
+  return newWriteStat({
     fileId,
     path: rel,
     prevCommit,
     partitionPath,
     numWrites: 1,
-    numDeletes: 0,
     numUpdateWrites: prevCommit === null ? 0 : 1,
     numInserts: prevCommit === null ? 1 : 0,
     totalWriteBytes: 1,
-    totalWriteErrors: 0,
-    totalLogRecords: 0,
-    totalLogFilesCompacted: 0,
-    totalLogSizeCompacted: 0,
-    totalUpdatedRecordsCompacted: 0,
-    totalLogBlocks: 0,
-    totalCorruptLogBlock: 0,
-    totalRollbackBlocks: 0,
     fileSizeInBytes: 1,
     ...extra,
-  };
+  });
 }
 
 export class TableBuilder {
