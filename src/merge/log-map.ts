@@ -32,6 +32,8 @@ interface AvroSource {
  * use. It is its own Ordering (values and a shared classes array), one object less per key.
  */
 export class LogMapEntry implements Ordering {
+  /** set by a merge when a base row with this key was seen (compaction's merge, not the scan) */
+  matched = false;
   constructor(
     readonly key: string,
     readonly values: unknown[],

@@ -75,14 +75,72 @@ export function bloomPositions(key: Uint8Array, nbHash: number, vectorSize: numb
   return out;
 }
 
+/**
+ * bloomPositions without allocation, for the write path (1M keys × 30 hashes per compacted file):
+ * MurmurHash2's per-word mixing does not depend on the seed, so each key's words are mixed once and
+ * only the seed-dependent part runs per hash. Same positions as bloomPositions (tested).
+ */
+export class PositionHasher {
+  private words = new Int32Array(64);
+  readonly positions: Int32Array;
+  constructor(
+    private readonly nbHash: number,
+    private readonly vectorSize: number,
+  ) {
+    this.positions = new Int32Array(nbHash);
+  }
+  /** Fills `positions` for key bytes [start, end) of `data`. */
+  hash(data: Uint8Array, start: number, end: number): Int32Array {
+    const m = 0x5bd1e995;
+    const length = end - start;
+    if (length === 0) throw new TblError('parquet', 'bloom filter key must not be empty');
+    const len4 = length >> 2;
+    if (len4 > this.words.length) this.words = new Int32Array(len4 * 2);
+    const words = this.words;
+    for (let i = 0; i < len4; i++) {
+      const o = start + (i << 2);
+      let k = (data[o]! | (data[o + 1]! << 8) | (data[o + 2]! << 16) | (data[o + 3]! << 24)) | 0;
+      k = Math.imul(k, m);
+      k ^= k >>> 24;
+      words[i] = Math.imul(k, m);
+    }
+    const lenM = start + (len4 << 2);
+    const left = length - (len4 << 2);
+    // Java bytes are signed: the tail bytes sign-extend before the shifts
+    let tail = 0;
+    if (left >= 3) tail ^= ((data[lenM + 2]! << 24) >> 24) << 16;
+    if (left >= 2) tail ^= ((data[lenM + 1]! << 24) >> 24) << 8;
+    if (left >= 1) tail ^= (data[lenM]! << 24) >> 24;
+    const pos = this.positions;
+    const nb = this.nbHash;
+    const vs = this.vectorSize;
+    let initval = 0;
+    for (let n = 0; n < nb; n++) {
+      let h = initval ^ length;
+      for (let i = 0; i < len4; i++) h = Math.imul(h, m) ^ words[i]!;
+      if (left !== 0) h = Math.imul(h ^ tail, m);
+      h ^= h >>> 13;
+      h = Math.imul(h, m);
+      h ^= h >>> 15;
+      initval = h | 0;
+      pos[n] = Math.abs(initval % vs);
+    }
+    return pos;
+  }
+}
+
 /** One Hadoop BloomFilter row (InternalBloomFilter). */
 class BitRow {
   readonly bits: Uint8Array;
   constructor(readonly vectorSize: number, bits?: Uint8Array) {
     this.bits = bits ?? new Uint8Array(Math.ceil(vectorSize / 8));
   }
-  add(positions: number[]): void {
-    for (const p of positions) this.bits[p >> 3]! |= 1 << (p & 7);
+  add(positions: ArrayLike<number>): void {
+    const bits = this.bits;
+    for (let i = 0; i < positions.length; i++) {
+      const p = positions[i]!;
+      bits[p >> 3]! |= 1 << (p & 7);
+    }
   }
   has(positions: number[]): boolean {
     return positions.every((p) => (this.bits[p >> 3]! & (1 << (p & 7))) !== 0);
@@ -103,6 +161,8 @@ export class HoodieBloomFilter {
   rows: BitRow[];
   private reachedMax = false;
   private curMatrixIndex = 0;
+  private hasher: PositionHasher | undefined;
+  private scratch = new Uint8Array(256);
 
   private constructor(type: BloomFilterType, nbHash: number, vectorSize: number, hashType: number, nr: number, maxNr: number, rows: BitRow[]) {
     this.type = type;
@@ -126,8 +186,27 @@ export class HoodieBloomFilter {
     return new HoodieBloomFilter(type, nbHash, vectorSize, MURMUR_HASH, numEntries, maxEntries, [new BitRow(vectorSize)]);
   }
 
+  /** Adds a key (hashed as its UTF-8 bytes, as Java's key.getBytes(UTF_8)). */
   add(key: string): void {
-    const pos = bloomPositions(utf8.encode(key), this.nbHash, this.vectorSize);
+    // ASCII keys (the common case) are copied straight into a reused buffer
+    const n = key.length;
+    if (n * 3 > this.scratch.length) this.scratch = new Uint8Array(n * 3);
+    const buf = this.scratch;
+    let i = 0;
+    for (; i < n; i++) {
+      const c = key.charCodeAt(i);
+      if (c >= 0x80) break;
+      buf[i] = c;
+    }
+    if (i === n) return this.addBytes(buf, 0, n);
+    const { written } = utf8.encodeInto(key, buf);
+    this.addBytes(buf, 0, written);
+  }
+
+  /** Adds the key whose UTF-8 bytes are data[start, end). */
+  addBytes(data: Uint8Array, start = 0, end = data.length): void {
+    this.hasher ??= new PositionHasher(this.nbHash, this.vectorSize);
+    const pos = this.hasher.hash(data, start, end);
     if (this.type === 'SIMPLE') {
       this.rows[0]!.add(pos);
       return;

@@ -31,7 +31,7 @@ export interface HoodieParquetWriter {
 }
 
 /** Collects the file in chunks: one chunk per row group, so the buffer never doubles the whole file. */
-class ChunkWriter extends ByteWriter {
+export class ChunkWriter extends ByteWriter {
   readonly chunks: Uint8Array[] = [];
   flush(): void {
     if (this.index === 0) return;

@@ -337,9 +337,13 @@ export class RecordKeyTracker {
     this.bloom = bloomFilter === false ? undefined : HoodieBloomFilter.create(bloomFilter ?? {});
   }
   add(r: Record<string, unknown>, i: number): void {
-    const k = r[this.keyField];
+    this.addKey(r[this.keyField], i);
+  }
+  /** A row's key; `utf8` (its UTF-8 bytes, when the caller has them) saves encoding it for the bloom filter. */
+  addKey(k: unknown, i: number, utf8?: Uint8Array): void {
     if (typeof k !== 'string' || k === '') throw new TblError('parquet', `row ${i} has no record key in ${this.keyField}`);
-    this.bloom?.add(k);
+    if (utf8) this.bloom?.addBytes(utf8);
+    else this.bloom?.add(k);
     // Java String.compareTo == UTF-16 code unit order == JS string comparison
     if (this.minKey === undefined || k < this.minKey) this.minKey = k;
     if (this.maxKey === undefined || k > this.maxKey) this.maxKey = k;

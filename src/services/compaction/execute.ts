@@ -46,7 +46,9 @@ export interface RunOptions extends ServiceOptions {
   fileGroupWorkers?: FileGroupWorkers;
   /** the bundled compaction worker (tests and benches; default compaction-worker.js beside the bundle) */
   workerUrl?: URL;
-  onProgress?: (e: { type: 'file-written'; partition: string; fileId: string; path: string; records: number; bytes: number }) => void;
+  onProgress?: (e: { type: 'file-written'; partition: string; fileId: string; path: string; records: number; bytes: number; merge: 'packed' | 'rows' }) => void;
+  /** 'rows' merges every file group through the row path (tests compare it with the packed path); default 'auto' */
+  mergePath?: 'auto' | 'rows';
 }
 
 /**
@@ -204,6 +206,7 @@ async function compactOperation(ctx: OpContext, op: CompactionOperation, index: 
     committed: ctx.committed,
     codec: ctx.opts.codec,
     rowGroupSize: ctx.opts.rowGroupSize ?? COMPACTION_ROW_GROUP_ROWS,
+    mergePath: ctx.opts.mergePath,
   };
   // merge and encode (the memory-heavy part) run in a worker when possible; markers and the
   // atomic write stay here, so hooks, ownership and crash behaviour do not depend on where it ran
@@ -225,7 +228,7 @@ async function compactOperation(ctx: OpContext, op: CompactionOperation, index: 
   const count = file.rowCount;
   const logInserts = count - (s.baseRecords - s.totalDeletedRecords);
   const size = file.bytes.length;
-  ctx.opts.onProgress?.({ type: 'file-written', partition, fileId, path, records: count, bytes: size });
+  ctx.opts.onProgress?.({ type: 'file-written', partition, fileId, path, records: count, bytes: size, merge: file.path });
   return {
     fileId,
     path: partition === '' ? fileName : `${partition}/${fileName}`,

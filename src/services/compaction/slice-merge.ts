@@ -8,7 +8,8 @@ import { readParquetMetadataFrom, readParquetRowsFrom } from '../../parquet/read
 import { asyncBufferOf, type Storage } from '../../storage/index.ts';
 import { TblError } from '../../errors/index.ts';
 
-function orderingOf(row: Row, config: MergeConfig): Ordering {
+/** A base row's ordering (the values as the parquet reader gives them). */
+export function baseOrderingOf(row: Row, config: MergeConfig): Ordering {
   if (config.orderingFields.length === 0) return NATURAL;
   const values = config.orderingFields.map((f) => (row[f] === undefined ? null : row[f]));
   return { values, classes: values.map((v) => javaClassOf(v)) };
@@ -46,7 +47,7 @@ export async function mergeSliceStreaming(storage: Storage, slice: SliceFiles, o
           continue;
         }
         matched.add(log.key); // the map's string, not the base row's copy
-        if (!logReplacesBase(orderingOf(row, opts.config), log.deleted, log.ordering, opts.config)) await emit(row, key);
+        if (!logReplacesBase(baseOrderingOf(row, opts.config), log.deleted, log.ordering, opts.config)) await emit(row, key);
         else if (!log.deleted) {
           stats.totalUpdatedRecordsCompacted += 1;
           await emit(log.record()!, key);

@@ -1,0 +1,399 @@
+// Columns of one row group as packed bytes, for rewriting parquet without a JS object per value
+// (compaction, issue 6): every value is a byte span of one buffer — fixed-width types as their
+// little-endian parquet PLAIN bytes, BYTE_ARRAY as the raw bytes with an offsets table — plus a null
+// flag per row. Reading decodes flat (non-nested) column chunks of PLAIN / dictionary pages, v1 or v2;
+// anything else raises PackedUnsupported so the caller can take its general path instead.
+import type { AsyncBuffer, ColumnChunk, Compressors, ParquetType, SchemaElement } from 'hyparquet';
+import { parquetHeader } from 'hyparquet/src/column.js';
+import { decompressPage } from 'hyparquet/src/datapage.js';
+import { readRleBitPackedHybrid } from 'hyparquet/src/encoding.js';
+
+const ENCODER = new TextEncoder();
+
+/** The input needs the general (object) path: an encoding, type or layout this reader does not take. */
+export class PackedUnsupported extends Error {}
+
+/** Bytes per value of a fixed-width physical type; 0 = variable (BYTE_ARRAY). BOOLEAN is one byte (0/1) here. */
+export function widthOf(type: ParquetType | undefined): number {
+  switch (type) {
+    case 'BOOLEAN':
+      return 1;
+    case 'INT32':
+    case 'FLOAT':
+      return 4;
+    case 'INT64':
+    case 'DOUBLE':
+      return 8;
+    case 'BYTE_ARRAY':
+      return 0;
+    default:
+      throw new PackedUnsupported(`physical type ${type} is not packed`);
+  }
+}
+
+/**
+ * A growable packed column. Value i is data[offsets[i], offsets[i+1]) for BYTE_ARRAY and
+ * data[i*width, (i+1)*width) for fixed widths; null values have an empty span (BYTE_ARRAY) or zero
+ * bytes (fixed) and nulls[i] = 1.
+ */
+export class PackedColumn {
+  readonly width: number;
+  data: Uint8Array;
+  offsets: Int32Array;
+  nulls: Uint8Array;
+  length = 0;
+  /** bytes used in data */
+  size = 0;
+  nullCount = 0;
+
+  constructor(
+    readonly type: ParquetType,
+    capacity = 1024,
+    bytesHint = 0,
+  ) {
+    this.width = widthOf(type);
+    this.data = new Uint8Array(Math.max(64, this.width ? capacity * this.width : bytesHint || capacity * 16));
+    this.offsets = new Int32Array(this.width ? 0 : capacity + 1);
+    this.nulls = new Uint8Array(capacity);
+  }
+
+  /** Empties the column, keeping its buffers. */
+  reset(): void {
+    this.length = 0;
+    this.size = 0;
+    this.nullCount = 0;
+  }
+
+  private growRows(extra: number): void {
+    const need = this.length + extra;
+    if (need <= this.nulls.length) return;
+    const cap = Math.max(need, this.nulls.length * 2);
+    const nulls = new Uint8Array(cap);
+    nulls.set(this.nulls.subarray(0, this.length));
+    this.nulls = nulls;
+    if (!this.width) {
+      const offsets = new Int32Array(cap + 1);
+      offsets.set(this.offsets.subarray(0, this.length + 1));
+      this.offsets = offsets;
+    }
+  }
+
+  private growBytes(extra: number): void {
+    const need = this.size + extra;
+    if (need <= this.data.length) return;
+    const data = new Uint8Array(Math.max(need, this.data.length * 2));
+    data.set(this.data.subarray(0, this.size));
+    this.data = data;
+  }
+
+  /** Start (inclusive) and end (exclusive) of value i's bytes. */
+  start(i: number): number {
+    return this.width ? i * this.width : this.offsets[i]!;
+  }
+  end(i: number): number {
+    return this.width ? (i + 1) * this.width : this.offsets[i + 1]!;
+  }
+
+  isNull(i: number): boolean {
+    return this.nulls[i] === 1;
+  }
+
+  appendNull(): void {
+    this.growRows(1);
+    if (this.width) {
+      this.growBytes(this.width);
+      this.data.fill(0, this.size, this.size + this.width);
+      this.size += this.width;
+    }
+    this.nulls[this.length] = 1;
+    this.nullCount++;
+    this.length++;
+    if (!this.width) this.offsets[this.length] = this.size;
+  }
+
+  /** Appends one value given as its bytes (data[start, end)). */
+  appendBytes(src: Uint8Array, start = 0, end = src.length): void {
+    const len = end - start;
+    if (this.width && len !== this.width) throw new Error(`value of ${len} bytes in a ${this.type} column`);
+    this.growRows(1);
+    this.growBytes(len);
+    const d = this.data;
+    let at = this.size;
+    if (len <= 32) for (let k = start; k < end; k++) d[at++] = src[k]!;
+    else {
+      d.set(src.subarray(start, end), at);
+      at += len;
+    }
+    this.size = at;
+    this.nulls[this.length] = 0;
+    this.length++;
+    if (!this.width) this.offsets[this.length] = at;
+  }
+
+  /** Appends a string as its UTF-8 bytes (BYTE_ARRAY), without an intermediate buffer. */
+  appendString(v: string): void {
+    const n = v.length;
+    this.growRows(1);
+    this.growBytes(n * 3);
+    const d = this.data;
+    let at = this.size;
+    let i = 0;
+    for (; i < n; i++) {
+      const c = v.charCodeAt(i);
+      if (c >= 0x80) break;
+      d[at++] = c;
+    }
+    if (i < n) at = this.size + ENCODER.encodeInto(v, d.subarray(this.size)).written;
+    this.size = at;
+    this.nulls[this.length] = 0;
+    this.length++;
+    if (!this.width) this.offsets[this.length] = at;
+  }
+
+  /** Appends value i of `src` (same type). */
+  appendFrom(src: PackedColumn, i: number): void {
+    if (src.nulls[i] === 1) this.appendNull();
+    else this.appendBytes(src.data, src.start(i), src.end(i));
+  }
+
+  /** Appends values [from, to) of `src` (same type) in one copy. */
+  appendRange(src: PackedColumn, from: number, to: number): void {
+    const n = to - from;
+    if (n <= 0) return;
+    this.growRows(n);
+    const s = src.start(from);
+    const e = src.end(to - 1);
+    this.growBytes(e - s);
+    // runs between replaced rows are short: a loop beats subarray + set below ~64 bytes
+    if (e - s <= 64) {
+      const d = this.data;
+      const sd = src.data;
+      for (let k = s, at = this.size; k < e; k++) d[at++] = sd[k]!;
+    } else this.data.set(src.data.subarray(s, e), this.size);
+    if (src.nullCount === 0) this.nulls.fill(0, this.length, this.length + n);
+    else {
+      const nl = this.nulls;
+      const sn = src.nulls;
+      for (let i = from, at = this.length; i < to; i++) {
+        nl[at++] = sn[i]!;
+        this.nullCount += sn[i]!;
+      }
+    }
+    if (!this.width) {
+      const shift = this.size - s;
+      const o = this.offsets;
+      const so = src.offsets;
+      const base = this.length - from;
+      for (let i = from + 1; i <= to; i++) o[base + i] = so[i]! + shift;
+    }
+    this.size += e - s;
+    this.length += n;
+  }
+
+  /** Number of nulls among values [from, to). */
+  nullsIn(from: number, to: number): number {
+    if (this.nullCount === 0) return 0;
+    let c = 0;
+    for (let i = from; i < to; i++) c += this.nulls[i]!;
+    return c;
+  }
+}
+
+// ---- reading ----
+
+interface Reader {
+  view: DataView;
+  offset: number;
+}
+
+const PLAIN_ENCODINGS = new Set(['PLAIN', 'PLAIN_DICTIONARY', 'RLE_DICTIONARY', 'RLE', 'BIT_PACKED']);
+
+/** Whether readPackedChunk can read this column chunk (checked before anything is written). */
+export function packedReadable(chunk: ColumnChunk, element: SchemaElement): boolean {
+  const md = chunk.meta_data;
+  if (!md || chunk.file_path) return false;
+  if (element.repetition_type === 'REPEATED' || element.num_children) return false;
+  try {
+    widthOf(md.type);
+  } catch {
+    return false;
+  }
+  return md.encodings.every((e) => PLAIN_ENCODINGS.has(e));
+}
+
+function u32(view: DataView, at: number): number {
+  return view.getUint32(at, true);
+}
+
+/** PLAIN values (count of them) at reader into `out`. */
+function readPlainInto(out: PackedColumn, r: Reader, count: number, nulls: Uint8Array | undefined, pageRows: number): void {
+  const bytes = new Uint8Array(r.view.buffer, r.view.byteOffset, r.view.byteLength);
+  let v = r.offset;
+  const w = out.width;
+  if (out.type === 'BOOLEAN') {
+    let bit = 0;
+    for (let i = 0; i < pageRows; i++) {
+      if (nulls && nulls[i]) {
+        out.appendNull();
+        continue;
+      }
+      BOOL[0] = (bytes[v + (bit >> 3)]! >> (bit & 7)) & 1;
+      out.appendBytes(BOOL, 0, 1);
+      bit++;
+    }
+    r.offset = v + ((count + 7) >> 3);
+    return;
+  }
+  if (!nulls && w) {
+    // one copy for the page
+    const tmp = new PackedColumn(out.type, 0);
+    tmp.data = bytes.subarray(v, v + count * w);
+    tmp.nulls = new Uint8Array(count);
+    tmp.length = count;
+    tmp.size = count * w;
+    out.appendRange(tmp, 0, count);
+    r.offset = v + count * w;
+    return;
+  }
+  for (let i = 0; i < pageRows; i++) {
+    if (nulls && nulls[i]) {
+      out.appendNull();
+      continue;
+    }
+    if (w) {
+      out.appendBytes(bytes, v, v + w);
+      v += w;
+    } else {
+      const len = u32(r.view, v);
+      out.appendBytes(bytes, v + 4, v + 4 + len);
+      v += 4 + len;
+    }
+  }
+  r.offset = v;
+}
+
+const BOOL = new Uint8Array(1);
+
+
+/** Dictionary indexes (count of them) into `out`. */
+function readDictInto(out: PackedColumn, dict: PackedColumn, r: Reader, end: number, count: number, nulls: Uint8Array | undefined, pageRows: number): void {
+  const bitWidth = r.view.getUint8(r.offset++);
+  const idx = new Int32Array(count);
+  if (bitWidth) readRleBitPackedHybrid(r, bitWidth, idx, end - r.offset);
+  let k = 0;
+  for (let i = 0; i < pageRows; i++) {
+    if (nulls && nulls[i]) out.appendNull();
+    else {
+      const d = idx[k++]!;
+      if (d >= dict.length) throw new Error(`dictionary index ${d} out of ${dict.length}`);
+      out.appendFrom(dict, d);
+    }
+  }
+}
+
+/** Definition levels of a flat optional column as null flags (1 = null). */
+function nullFlags(levels: Int32Array | Uint8Array, maxDef: number): { nulls: Uint8Array; nullCount: number } {
+  const nulls = new Uint8Array(levels.length);
+  let nullCount = 0;
+  for (let i = 0; i < levels.length; i++) {
+    if (levels[i] !== maxDef) {
+      nulls[i] = 1;
+      nullCount++;
+    }
+  }
+  return { nulls, nullCount };
+}
+
+/**
+ * Reads one flat column chunk into `out` (appending). `maxDef` is 1 for OPTIONAL top-level columns,
+ * 0 for REQUIRED ones.
+ */
+export async function readPackedChunk(
+  file: AsyncBuffer,
+  chunk: ColumnChunk,
+  element: SchemaElement,
+  compressors: Compressors,
+  out: PackedColumn,
+): Promise<void> {
+  const md = chunk.meta_data!;
+  const maxDef = element.repetition_type === 'OPTIONAL' ? 1 : 0;
+  const start = Number(md.dictionary_page_offset ?? md.data_page_offset);
+  const startData = Number(md.data_page_offset);
+  const begin = md.dictionary_page_offset !== undefined && Number(md.dictionary_page_offset) < startData ? start : startData;
+  const buf = await file.slice(begin, begin + Number(md.total_compressed_size));
+  const view = new DataView(buf);
+  const r: Reader = { view, offset: 0 };
+  let dict: PackedColumn | undefined;
+  let rows = 0;
+  const total = Number(md.num_values);
+  while (rows < total && r.offset < view.byteLength) {
+    const header = parquetHeader(r);
+    const compressed = new Uint8Array(buf, r.offset, header.compressed_page_size);
+    r.offset += header.compressed_page_size;
+    if (header.type === 'DICTIONARY_PAGE') {
+      const dh = header.dictionary_page_header!;
+      if (dh.encoding !== 'PLAIN' && dh.encoding !== 'PLAIN_DICTIONARY') throw new PackedUnsupported(`dictionary encoding ${dh.encoding}`);
+      const page = decompressPage(compressed, header.uncompressed_page_size, md.codec, compressors);
+      dict = new PackedColumn(md.type, dh.num_values, page.length);
+      readPlainInto(dict, { view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: 0 }, dh.num_values, undefined, dh.num_values);
+      continue;
+    }
+    let pageView: DataView;
+    let pr: Reader;
+    let count: number;
+    let nulls: Uint8Array | undefined;
+    let encoding: string;
+    let pageRows: number;
+    if (header.type === 'DATA_PAGE') {
+      const h = header.data_page_header!;
+      const page = decompressPage(compressed, header.uncompressed_page_size, md.codec, compressors);
+      pageView = new DataView(page.buffer, page.byteOffset, page.byteLength);
+      pr = { view: pageView, offset: 0 };
+      pageRows = h.num_values;
+      count = pageRows;
+      if (maxDef) {
+        if (h.definition_level_encoding !== 'RLE') throw new PackedUnsupported(`definition level encoding ${h.definition_level_encoding}`);
+        const levels = new Int32Array(pageRows);
+        readRleBitPackedHybrid(pr, 1, levels);
+        const f = nullFlags(levels, maxDef);
+        nulls = f.nulls;
+        count -= f.nullCount;
+      }
+      encoding = h.encoding;
+    } else if (header.type === 'DATA_PAGE_V2') {
+      const h = header.data_page_header_v2!;
+      if (h.repetition_levels_byte_length) throw new PackedUnsupported('repetition levels in a flat column');
+      const levelBytes = h.definition_levels_byte_length;
+      pageRows = h.num_values;
+      count = pageRows - h.num_nulls;
+      if (maxDef && levelBytes) {
+        const levels = new Int32Array(pageRows);
+        readRleBitPackedHybrid({ view: new DataView(compressed.buffer, compressed.byteOffset, levelBytes), offset: 0 }, 1, levels, levelBytes);
+        nulls = nullFlags(levels, maxDef).nulls;
+      } else if (h.num_nulls) throw new PackedUnsupported('nulls without definition levels');
+      const valuesIn = compressed.subarray(levelBytes);
+      const values = h.is_compressed === false ? valuesIn : decompressPage(valuesIn, header.uncompressed_page_size - levelBytes, md.codec, compressors);
+      pageView = new DataView(values.buffer, values.byteOffset, values.byteLength);
+      pr = { view: pageView, offset: 0 };
+      encoding = h.encoding;
+    } else continue; // index pages
+    if (encoding === 'PLAIN') readPlainInto(out, pr, count, nulls, pageRows);
+    else if (encoding === 'PLAIN_DICTIONARY' || encoding === 'RLE_DICTIONARY') {
+      if (!dict) throw new Error('dictionary-encoded page without a dictionary');
+      readDictInto(out, dict, pr, pageView.byteLength, count, nulls, pageRows);
+    } else if (encoding === 'RLE' && md.type === 'BOOLEAN') {
+      const vals = new Int32Array(count);
+      readRleBitPackedHybrid(pr, 1, vals);
+      let k = 0;
+      for (let i = 0; i < pageRows; i++) {
+        if (nulls && nulls[i]) out.appendNull();
+        else {
+          BOOL[0] = vals[k++]! ? 1 : 0;
+          out.appendBytes(BOOL, 0, 1);
+        }
+      }
+    } else throw new PackedUnsupported(`page encoding ${encoding}`);
+    rows += pageRows;
+  }
+  if (rows !== total) throw new Error(`column ${md.path_in_schema.join('.')}: ${rows} of ${total} values read`);
+}

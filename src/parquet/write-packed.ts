@@ -1,0 +1,551 @@
+// The packed form of openHoodieParquetWriter (compaction, issue 6): row groups arrive as PackedColumns
+// (packed.ts) and are encoded straight from their bytes — no JS value per row — as hyparquet-writer
+// encodes them: DATA_PAGE_V2 pages split at the same page size, a dictionary when it at least halves
+// the plain bytes (same sampling rule), min/max/null/NaN statistics, an offset index for multi-page
+// chunks. GZIP pages are compressed on libuv's thread pool while the caller merges the next row group.
+// The file framing, indexes and footer are hyparquet-writer's ParquetWriter; the Hudi footer keys
+// (bloom filter, min/max record key, Avro schema) are the row writer's.
+import { gzip } from 'node:zlib';
+import type { ColumnChunk, Encoding, OffsetIndex, SchemaElement } from 'hyparquet';
+import { ParquetWriter } from 'hyparquet-writer';
+import { ByteWriter } from 'hyparquet-writer/src/bytewriter.js';
+import { writePageHeader } from 'hyparquet-writer/src/datapage.js';
+import { writeRleBitPackedHybrid } from 'hyparquet-writer/src/encoding.js';
+import { snappyCompress } from 'hyparquet-writer/src/snappy.js';
+import { TblError } from '../errors/index.ts';
+import { PackedColumn } from './packed.ts';
+import { ChunkWriter, DEFAULT_ROW_GROUP_ROWS, type HoodieParquetWriterOptions } from './write-incremental.ts';
+import { hoodieFooterKv, hoodieWriterOptions, prepareHoodieSchema, RecordKeyTracker, writeFailed, type HoodieParquetFile } from './write.ts';
+
+export interface HoodiePackedWriter {
+  readonly groupRows: number;
+  /** rows handed to writeGroup so far */
+  readonly rowCount: number;
+  /** the schema's top-level parquet elements, in field order */
+  readonly elements: SchemaElement[];
+  /**
+   * Encodes one row group (at most groupRows rows; columns in schema field order) now; the returned
+   * promise settles when it is compressed and appended. The columns can be reused once this returns.
+   */
+  writeGroup(columns: PackedColumn[]): Promise<void>;
+  finish(): Promise<HoodieParquetFile & { size: number }>;
+}
+
+type Codec = 'GZIP' | 'SNAPPY' | 'UNCOMPRESSED';
+
+function compress(codec: Codec, b: Uint8Array): Promise<Uint8Array> {
+  if (codec === 'UNCOMPRESSED' || b.length === 0 && codec !== 'GZIP') return Promise.resolve(b);
+  if (codec === 'SNAPPY') return Promise.resolve(snappyCompress(b));
+  return new Promise((resolve, reject) => gzip(b, (e, out) => (e ? reject(e) : resolve(new Uint8Array(out.buffer, out.byteOffset, out.byteLength)))));
+}
+
+// ---- dictionary ----
+
+function hashSpan(d: Uint8Array, s: number, e: number): number {
+  let h = 0x811c9dc5;
+  for (let i = s; i < e; i++) h = Math.imul(h ^ d[i]!, 0x01000193);
+  return h >>> 0;
+}
+
+function spanEquals(a: Uint8Array, as: number, ae: number, b: Uint8Array, bs: number, be: number): boolean {
+  if (ae - as !== be - bs) return false;
+  for (let i = 0; i < ae - as; i++) if (a[as + i] !== b[bs + i]) return false;
+  return true;
+}
+
+/** Distinct values by content: an open-addressing table of dictionary indexes. */
+class SpanSet {
+  readonly dict: PackedColumn;
+  private table: Int32Array;
+  private hashes: Uint32Array;
+  constructor(type: PackedColumn['type'], expected: number) {
+    this.dict = new PackedColumn(type, 64);
+    let size = 64;
+    while (size < expected * 2) size <<= 1;
+    this.table = new Int32Array(size).fill(-1);
+    this.hashes = new Uint32Array(64);
+  }
+  /** The dictionary index of data[s, e), added if new. */
+  indexOf(data: Uint8Array, s: number, e: number): number {
+    const h = hashSpan(data, s, e);
+    const mask = this.table.length - 1;
+    const dict = this.dict;
+    for (let slot = h & mask; ; slot = (slot + 1) & mask) {
+      const j = this.table[slot]!;
+      if (j < 0) {
+        const idx = dict.length;
+        dict.appendBytes(data, s, e);
+        if (idx >= this.hashes.length) {
+          const hs = new Uint32Array(this.hashes.length * 2);
+          hs.set(this.hashes);
+          this.hashes = hs;
+        }
+        this.hashes[idx] = h;
+        this.table[slot] = idx;
+        if (dict.length * 2 > this.table.length) this.rehash();
+        return idx;
+      }
+      if (this.hashes[j] === h && spanEquals(dict.data, dict.start(j), dict.end(j), data, s, e)) return j;
+    }
+  }
+  private rehash(): void {
+    const table = new Int32Array(this.table.length * 2).fill(-1);
+    const mask = table.length - 1;
+    for (let j = 0; j < this.dict.length; j++) {
+      let slot = this.hashes[j]! & mask;
+      while (table[slot]! >= 0) slot = (slot + 1) & mask;
+      table[slot] = j;
+    }
+    this.table = table;
+  }
+}
+
+/** hyparquet-writer's useDictionary rule on packed values: the indexes per row (-1 = null), or undefined for PLAIN. */
+function dictionaryFor(col: PackedColumn): { dict: PackedColumn; indexes: Int32Array } | undefined {
+  if (col.type === 'BOOLEAN') return undefined;
+  const n = col.length;
+  const prefix = col.width ? 0 : 4;
+  const sizeOf = (i: number) => col.end(i) - col.start(i) + prefix;
+  // sample: reject columns whose sampled distinct bytes exceed 90% of the sampled bytes
+  const sampleSize = Math.min(n, 1000);
+  const sample = new SpanSet(col.type, sampleSize);
+  let sampleDistinct = 0;
+  let sampleTotal = 0;
+  let sawNull = false;
+  for (let k = 0; k < sampleSize; k++) {
+    const i = sampleSize === 1 ? 0 : Math.floor((k * (n - 1)) / (sampleSize - 1));
+    if (col.nulls[i]) {
+      sawNull = true;
+      continue;
+    }
+    const before = sample.dict.length;
+    sample.indexOf(col.data, col.start(i), col.end(i));
+    const size = sizeOf(i);
+    if (sample.dict.length > before) sampleDistinct += size;
+    sampleTotal += size;
+  }
+  void sawNull;
+  if (!sampleTotal || sampleDistinct / sampleTotal > 0.9) return undefined;
+  const set = new SpanSet(col.type, 1024);
+  const indexes = new Int32Array(n);
+  let total = 0;
+  let nonNull = 0;
+  let ps = 0;
+  let pe = -1;
+  let pi = -1;
+  for (let i = 0; i < n; i++) {
+    if (col.nulls[i]) {
+      indexes[i] = -1;
+      continue;
+    }
+    const s = col.start(i);
+    const e = col.end(i);
+    // runs of one value (commit times, partitions, the file name) skip the hash table
+    if (pi >= 0 && spanEquals(col.data, ps, pe, col.data, s, e)) indexes[i] = pi;
+    else {
+      indexes[i] = pi = set.indexOf(col.data, s, e);
+      ps = s;
+      pe = e;
+    }
+    total += e - s;
+    nonNull++;
+  }
+  const dict = set.dict;
+  const bitWidth = Math.ceil(Math.log2(dict.length));
+  const indexSize = Math.ceil((nonNull * bitWidth) / 8);
+  const plainSize = total + nonNull * prefix;
+  const dictSize = dict.size + dict.length * prefix;
+  if (2 * (dictSize + indexSize) > plainSize) return undefined;
+  return { dict, indexes };
+}
+
+// ---- statistics ----
+
+interface Stats {
+  min_value?: unknown;
+  max_value?: unknown;
+  null_count: bigint;
+  nan_count?: bigint;
+}
+
+function cmpBytes(a: Uint8Array, as: number, ae: number, b: Uint8Array, bs: number, be: number): number {
+  const n = Math.min(ae - as, be - bs);
+  for (let i = 0; i < n; i++) {
+    const d = a[as + i]! - b[bs + i]!;
+    if (d !== 0) return d;
+  }
+  return ae - as - (be - bs);
+}
+
+/** min/max over the non-null values of `col` (or of its dictionary, which holds exactly those values). */
+function statistics(col: PackedColumn, values: PackedColumn, element: SchemaElement): Stats {
+  const stats: Stats = { null_count: BigInt(col.nullCount) };
+  const float = element.type === 'FLOAT' || element.type === 'DOUBLE';
+  if (float) stats.nan_count = 0n;
+  const d = values.data;
+  const dv = new DataView(d.buffer, d.byteOffset, d.byteLength);
+  let lo = -1;
+  let hi = -1;
+  let nan = 0;
+  if (element.type === 'BYTE_ARRAY') {
+    for (let i = 0; i < values.length; i++) {
+      if (values.nulls[i]) continue;
+      const s = values.start(i);
+      const e = values.end(i);
+      if (lo < 0 || cmpBytes(d, s, e, d, values.start(lo), values.end(lo)) < 0) lo = i;
+      if (hi < 0 || cmpBytes(d, s, e, d, values.start(hi), values.end(hi)) > 0) hi = i;
+    }
+    if (lo >= 0) {
+      stats.min_value = d.slice(values.start(lo), values.end(lo));
+      stats.max_value = d.slice(values.start(hi), values.end(hi));
+    }
+    return stats;
+  }
+  let min: number | bigint | undefined;
+  let max: number | bigint | undefined;
+  for (let i = 0; i < values.length; i++) {
+    if (values.nulls[i]) continue;
+    const at = values.start(i);
+    let v: number | bigint;
+    switch (element.type) {
+      case 'INT32':
+        v = dv.getInt32(at, true);
+        break;
+      case 'INT64':
+        v = dv.getBigInt64(at, true);
+        break;
+      case 'FLOAT':
+        v = dv.getFloat32(at, true);
+        break;
+      case 'DOUBLE':
+        v = dv.getFloat64(at, true);
+        break;
+      default:
+        v = d[at]!;
+    }
+    if (float && Number.isNaN(v)) {
+      nan++;
+      continue;
+    }
+    if (min === undefined || v < min) min = v;
+    if (max === undefined || v > max) max = v;
+  }
+  // NaN counts every NaN row, not distinct dictionary entries
+  if (float) {
+    if (values !== col && nan > 0) {
+      nan = 0;
+      for (let i = 0; i < col.length; i++) {
+        if (col.nulls[i]) continue;
+        const at = col.start(i);
+        const v = element.type === 'FLOAT' ? new DataView(col.data.buffer, col.data.byteOffset).getFloat32(at, true) : new DataView(col.data.buffer, col.data.byteOffset).getFloat64(at, true);
+        if (Number.isNaN(v)) nan++;
+      }
+    }
+    stats.nan_count = BigInt(nan);
+  }
+  if (min !== undefined) {
+    if (element.type === 'BOOLEAN') {
+      stats.min_value = min === 1;
+      stats.max_value = max === 1;
+    } else {
+      stats.min_value = min === 0 ? -0 : min;
+      stats.max_value = max === 0 ? 0 : max;
+    }
+  }
+  return stats;
+}
+
+// ---- pages ----
+
+interface Page {
+  dictionary: boolean;
+  levels: Uint8Array;
+  values: Uint8Array;
+  numValues: number;
+  numNulls: number;
+  firstRow: number;
+  encoding: Encoding;
+}
+
+function plainBytes(col: PackedColumn, from: number, to: number, w: ByteWriter): void {
+  if (col.type === 'BOOLEAN') {
+    let byte = 0;
+    let bit = 0;
+    for (let i = from; i < to; i++) {
+      if (col.nulls[i]) continue;
+      if (col.data[i]) byte |= 1 << bit;
+      if (++bit === 8) {
+        w.appendUint8(byte);
+        byte = 0;
+        bit = 0;
+      }
+    }
+    if (bit) w.appendUint8(byte);
+    return;
+  }
+  if (col.width && col.nullsIn(from, to) === 0) {
+    w.appendBytes(col.data.subarray(from * col.width, to * col.width));
+    return;
+  }
+  for (let i = from; i < to; i++) {
+    if (col.nulls[i]) continue;
+    const s = col.start(i);
+    const e = col.end(i);
+    if (!col.width) w.appendUint32(e - s);
+    w.appendBytes(col.data.subarray(s, e));
+  }
+}
+
+function columnPages(col: PackedColumn, element: SchemaElement, pageSize: number): { pages: Page[]; dict?: PackedColumn; stats: Stats } {
+  const d = dictionaryFor(col);
+  const n = col.length;
+  const optional = element.repetition_type !== 'REQUIRED';
+  if (!optional && col.nullCount) throw new Error(`parquet required value is undefined in ${element.name}`);
+  const stats = statistics(col, d ? d.dict : col, element);
+  // page boundaries on the estimated value sizes hyparquet-writer uses (indexes count 4 bytes)
+  const bounds: number[] = [0];
+  let acc = 0;
+  let start = 0;
+  for (let i = 0; i < n; i++) {
+    const size = col.nulls[i] ? 0 : d ? 4 : col.type === 'BOOLEAN' ? 0.125 : col.end(i) - col.start(i);
+    acc += size;
+    if (acc >= pageSize && i > start) {
+      bounds.push(i);
+      start = i;
+      acc = size;
+    }
+  }
+  bounds.push(n);
+  const pages: Page[] = [];
+  for (let p = 0; p + 1 < bounds.length; p++) {
+    const from = bounds[p]!;
+    const to = bounds[p + 1]!;
+    if (from === to) continue;
+    const levelWriter = new ByteWriter();
+    let numNulls = 0;
+    if (optional) {
+      const levels = new Uint8Array(to - from);
+      for (let i = from; i < to; i++) {
+        levels[i - from] = col.nulls[i] ? 0 : 1;
+        numNulls += col.nulls[i]!;
+      }
+      writeRleBitPackedHybrid(levelWriter, levels, 1);
+    }
+    const w = new ByteWriter(d ? 1024 : Math.max(1024, col.end(to - 1) - col.start(from) + 4 * (to - from)));
+    if (d) {
+      const idx = new Int32Array(to - from - numNulls);
+      let k = 0;
+      let maxIndex = 0;
+      for (let i = from; i < to; i++) {
+        const x = d.indexes[i]!;
+        if (x < 0) continue;
+        idx[k++] = x;
+        if (x > maxIndex) maxIndex = x;
+      }
+      const bitWidth = Math.ceil(Math.log2(maxIndex + 1));
+      w.appendUint8(bitWidth);
+      writeRleBitPackedHybrid(w, idx, bitWidth);
+    } else plainBytes(col, from, to, w);
+    pages.push({
+      dictionary: false,
+      levels: levelWriter.getBytes(),
+      values: w.getBytes(),
+      numValues: to - from,
+      numNulls,
+      firstRow: from,
+      encoding: d ? 'RLE_DICTIONARY' : 'PLAIN',
+    });
+  }
+  return { pages, dict: d?.dict, stats };
+}
+
+interface EncodedColumn {
+  element: SchemaElement;
+  dict?: { values: Uint8Array; count: number; compressed: Promise<Uint8Array> };
+  pages: (Page & { compressed: Promise<Uint8Array> })[];
+  stats: Stats;
+  rows: number;
+}
+
+export function openHoodiePackedWriter(opts: HoodieParquetWriterOptions): HoodiePackedWriter {
+  const { schema } = opts;
+  const p = prepareHoodieSchema(schema, opts.recordKeyField);
+  const keys = new RecordKeyTracker(p.keyField, opts.bloomFilter);
+  const keyIndex = schema.fields.findIndex((f) => f.name === p.keyField);
+  const groupRows = opts.rowGroupSize ?? DEFAULT_ROW_GROUP_ROWS;
+  const pageSize = opts.pageSize ?? 1048576;
+  const codec: Codec = opts.codec ?? 'GZIP';
+  const elements = p.parquetSchema.slice(1);
+  if (elements.length !== schema.fields.length) throw writeFailed(schema, new PackedWriteError('nested fields are not written packed'));
+  const sink = new ChunkWriter();
+  let pq: ParquetWriter;
+  try {
+    pq = new ParquetWriter({ writer: sink, ...hoodieWriterOptions(p, opts) });
+  } catch (e) {
+    throw writeFailed(schema, e);
+  }
+  let rowCount = 0;
+  let finished = false;
+  // appends happen in row-group order, each after its pages are compressed
+  let tail: Promise<void> = Promise.resolve();
+
+  const trackKeys = (col: PackedColumn, first: number): void => {
+    const d = col.data;
+    let lo = -1;
+    let hi = -1;
+    let plain = true;
+    for (let i = 0; i < col.length; i++) {
+      const s = col.start(i);
+      const e = col.end(i);
+      if (col.nulls[i] || e === s) throw new TblError('parquet', `row ${first + i} has no record key in ${p.keyField}`);
+      keys.bloom?.addBytes(d, s, e);
+      // UTF-8 byte order is UTF-16 order (Java's String.compareTo) unless U+E000.. or supplementary characters occur
+      for (let k = s; k < e; k++) if (d[k]! >= 0xee) plain = false;
+      if (lo < 0 || cmpBytes(d, s, e, d, col.start(lo), col.end(lo)) < 0) lo = i;
+      if (hi < 0 || cmpBytes(d, s, e, d, col.start(hi), col.end(hi)) > 0) hi = i;
+    }
+    const text = new TextDecoder();
+    const str = (i: number) => text.decode(d.subarray(col.start(i), col.end(i)));
+    const candidates = plain ? [lo, hi] : Array.from({ length: col.length }, (_, i) => i);
+    for (const i of candidates) {
+      const k = str(i);
+      if (keys.minKey === undefined || k < keys.minKey) keys.minKey = k;
+      if (keys.maxKey === undefined || k > keys.maxKey) keys.maxKey = k;
+    }
+  };
+
+  const append = (encoded: EncodedColumn[], rows: number): Promise<void> =>
+    (tail = tail.then(async () => {
+      const groupStart = sink.offset;
+      const columns: ColumnChunk[] = [];
+      for (const c of encoded) {
+        const offsetStart = sink.offset;
+        let uncompressed = 0;
+        let dictionaryOffset: bigint | undefined;
+        const encodings: Encoding[] = [];
+        if (c.dict) {
+          const bytes = await c.dict.compressed;
+          dictionaryOffset = BigInt(sink.offset);
+          const h = sink.offset;
+          writePageHeader(sink, {
+            type: 'DICTIONARY_PAGE',
+            uncompressed_page_size: c.dict.values.length,
+            compressed_page_size: bytes.length,
+            dictionary_page_header: { num_values: c.dict.count, encoding: 'PLAIN' },
+          });
+          uncompressed += sink.offset - h + c.dict.values.length;
+          sink.appendBytes(bytes);
+          encodings.push('PLAIN');
+        }
+        encodings.push(c.dict ? 'RLE_DICTIONARY' : 'PLAIN');
+        const dataOffset = BigInt(sink.offset);
+        const locations: OffsetIndex['page_locations'] = [];
+        for (const page of c.pages) {
+          const bytes = await page.compressed;
+          const pageOffset = sink.offset;
+          writePageHeader(sink, {
+            type: 'DATA_PAGE_V2',
+            uncompressed_page_size: page.levels.length + page.values.length,
+            compressed_page_size: page.levels.length + bytes.length,
+            data_page_header_v2: {
+              num_values: page.numValues,
+              num_nulls: page.numNulls,
+              num_rows: page.numValues,
+              encoding: page.encoding as never,
+              definition_levels_byte_length: page.levels.length,
+              repetition_levels_byte_length: 0,
+              is_compressed: true,
+            },
+          });
+          uncompressed += sink.offset - pageOffset + page.levels.length + page.values.length;
+          sink.appendBytes(page.levels);
+          sink.appendBytes(bytes);
+          locations.push({ offset: BigInt(pageOffset), compressed_page_size: sink.offset - pageOffset, first_row_index: BigInt(page.firstRow) });
+        }
+        const chunk: ColumnChunk = {
+          meta_data: {
+            type: c.element.type!,
+            encodings,
+            path_in_schema: [c.element.name],
+            codec,
+            num_values: BigInt(c.rows),
+            total_compressed_size: BigInt(sink.offset - offsetStart),
+            total_uncompressed_size: BigInt(uncompressed),
+            data_page_offset: dataOffset,
+            dictionary_page_offset: dictionaryOffset,
+            statistics: c.stats as NonNullable<ColumnChunk['meta_data']>['statistics'],
+            encoding_stats: [
+              ...(c.dict ? [{ page_type: 'DICTIONARY_PAGE' as const, encoding: 'PLAIN' as const, count: 1 }] : []),
+              { page_type: 'DATA_PAGE_V2' as const, encoding: c.dict ? ('RLE_DICTIONARY' as const) : ('PLAIN' as const), count: c.pages.length },
+            ],
+          },
+          file_offset: BigInt(offsetStart),
+        };
+        columns.push(chunk);
+        pq.pendingIndexes.push({ chunk, offsetIndex: locations.length > 1 ? { page_locations: locations } : undefined } as (typeof pq.pendingIndexes)[number]);
+      }
+      let total = 0n;
+      for (const c of columns) total += c.meta_data!.total_uncompressed_size;
+      pq.num_rows += BigInt(rows);
+      pq.row_groups.push({ columns: columns as never, total_byte_size: total, num_rows: BigInt(rows), total_compressed_size: BigInt(sink.offset - groupStart) });
+      sink.flush();
+    }));
+
+  return {
+    groupRows,
+    elements,
+    get rowCount() {
+      return rowCount;
+    },
+    writeGroup(columns) {
+      if (finished) throw writeFailed(schema, new Error('write after finish'));
+      const n = columns[0]?.length ?? 0;
+      if (n === 0) return tail;
+      if (n > groupRows || columns.length !== elements.length || columns.some((c) => c.length !== n)) {
+        throw writeFailed(schema, new Error(`row group of ${n} rows (at most ${groupRows}) with ${columns.length} columns of lengths ${columns.map((c) => c.length).join(',')}`));
+      }
+      if (keyIndex >= 0) trackKeys(columns[keyIndex]!, rowCount);
+      let encoded: EncodedColumn[];
+      try {
+        encoded = columns.map((col, j) => {
+          const element = elements[j]!;
+          const { pages, dict, stats } = columnPages(col, element, pageSize);
+          let dictPart: EncodedColumn['dict'];
+          if (dict) {
+            const w = new ByteWriter(Math.max(1024, dict.size + 4 * dict.length));
+            plainBytes(dict, 0, dict.length, w);
+            const values = w.getBytes();
+            dictPart = { values, count: dict.length, compressed: compress(codec, values) };
+          }
+          return { element, dict: dictPart, pages: pages.map((pg) => ({ ...pg, compressed: compress(codec, pg.values) })), stats, rows: n };
+        });
+      } catch (e) {
+        throw writeFailed(schema, e);
+      }
+      // no rejection goes unobserved: a failed compression rejects this group's (and later) appends
+      for (const c of encoded) {
+        c.dict?.compressed.catch(() => undefined);
+        for (const pg of c.pages) pg.compressed.catch(() => undefined);
+      }
+      rowCount += n;
+      return append(encoded, n).catch((e: unknown) => {
+        throw writeFailed(schema, e);
+      });
+    },
+    async finish() {
+      if (finished) throw writeFailed(schema, new Error('finish called twice'));
+      finished = true;
+      await tail;
+      pq.kvMetadata = hoodieFooterKv(schema, keys);
+      try {
+        void pq.finish();
+      } catch (e) {
+        throw writeFailed(schema, e);
+      }
+      const bytes = sink.concat();
+      return { bytes, size: bytes.length, rowCount, minRecordKey: keys.minKey, maxRecordKey: keys.maxKey, bloomFilter: keys.bloom };
+    },
+  };
+}
+
+class PackedWriteError extends Error {}

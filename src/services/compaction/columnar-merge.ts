@@ -1,0 +1,335 @@
+// mergeToParquet without row objects, for the common case (issue 6 throughput): the base file is read
+// one row group at a time as column arrays of physical values (strings stay UTF-8 bytes), only the
+// record-key column is decoded to decide per row whether the log map replaces or deletes it (plus the
+// ordering values of the rows it has a record for), and the new row groups are built by copying runs
+// of base values and splicing in the log records' values. Rows, their order, meta fields, row-group
+// boundaries and footer keys are those of the row path (mergeSliceStreaming + the row writer), which
+// stays the reference and the fallback for anything this path does not take (nested or evolved
+// columns, decimals, dates or timestamps as keys/ordering, no base file).
+import { parquetSchema, type FileMetaData, type SchemaElement } from 'hyparquet';
+import { logReplacesBase, recordKeyOf, scanLogMap, type LogMapEntry, type MergeOptions, type MergeStats, type Row } from '../../merge/index.ts';
+import { compressors, readParquetMetadataFrom } from '../../parquet/read.ts';
+import { PackedColumn, packedReadable, readPackedChunk } from '../../parquet/packed.ts';
+import { avroToParquetSchema, fieldConverter, prepareHoodieSchema } from '../../parquet/write.ts';
+import { openHoodiePackedWriter } from '../../parquet/write-packed.ts';
+import { TblError } from '../../errors/index.ts';
+import { asyncBufferOf, type Storage } from '../../storage/index.ts';
+import { fixUpMergedRow, type MergeJob } from './merge-op.ts';
+import { baseOrderingOf } from './slice-merge.ts';
+
+const utf8 = new TextEncoder();
+const text = new TextDecoder();
+
+interface FieldPlan {
+  name: string;
+  element: SchemaElement;
+  /** the base file has this column (else every base row holds null, as the row path reads it) */
+  inBase: boolean;
+  convert: (v: unknown) => unknown;
+}
+
+/** Converted/logical types whose physical values both paths write unchanged. */
+const PLAIN_CONVERTED = new Set([undefined, 'UTF8', 'ENUM', 'TIMESTAMP_MILLIS', 'TIMESTAMP_MICROS', 'DATE']);
+const PLAIN_LOGICAL = new Set([undefined, 'STRING', 'ENUM', 'TIMESTAMP', 'DATE']);
+const PACKED_TYPES = new Set(['BOOLEAN', 'INT32', 'INT64', 'FLOAT', 'DOUBLE', 'BYTE_ARRAY']);
+
+function sameColumn(w: SchemaElement, b: SchemaElement): boolean {
+  if (w.num_children || b.num_children || !PACKED_TYPES.has(w.type!)) return false;
+  if (w.type !== b.type || w.type_length !== b.type_length || w.converted_type !== b.converted_type) return false;
+  const wl = w.logical_type;
+  const bl = b.logical_type;
+  if (wl?.type !== bl?.type) return false;
+  if (wl?.type === 'TIMESTAMP' && bl?.type === 'TIMESTAMP' && (wl.unit !== bl.unit || wl.isAdjustedToUTC !== bl.isAdjustedToUTC)) return false;
+  return PLAIN_CONVERTED.has(w.converted_type) && PLAIN_LOGICAL.has(wl?.type);
+}
+
+/** The per-field plan, or undefined when the base file's columns need the row path. */
+export function columnarPlan(job: MergeJob, base: FileMetaData): FieldPlan[] | undefined {
+  const written = avroToParquetSchema(job.writerSchema).slice(1);
+  if (written.length !== job.writerSchema.fields.length) return undefined; // nested fields
+  const inBase = new Map<string, { element: SchemaElement; index: number }>();
+  const children = parquetSchema(base).children;
+  let leaf = 0;
+  for (const c of children) {
+    // leaf = the column chunk index of a flat top-level column
+    if (c.children.length) return undefined;
+    inBase.set(c.element.name, { element: c.element, index: leaf++ });
+  }
+  const p = prepareHoodieSchema(job.writerSchema);
+  const plan: FieldPlan[] = [];
+  for (const [j, f] of job.writerSchema.fields.entries()) {
+    const w = written[j]!;
+    const b = inBase.get(f.name);
+    if (b ? !sameColumn(w, b.element) : w.repetition_type === 'REQUIRED' || !sameColumn(w, w)) return undefined;
+    if (b) for (const rg of base.row_groups) if (!packedReadable(rg.columns[b.index]!, b.element)) return undefined;
+    plan.push({ name: f.name, element: b ? { ...w, repetition_type: b.element.repetition_type } : w, inBase: b !== undefined, convert: fieldConverter(p, f) });
+  }
+  // keys and ordering values are compared as the row reader gives them: no dates (Date there, days here)
+  const { config } = job;
+  for (const name of [...config.recordKeyFields, ...config.orderingFields, '_hoodie_record_key']) {
+    const j = plan.findIndex((f) => f.name === name);
+    if (j < 0 || !plan[j]!.inBase || written[j]!.converted_type === 'DATE' || written[j]!.logical_type?.type === 'DATE') return undefined;
+  }
+  return plan;
+}
+
+/** The log map's entries by their keys' UTF-8 bytes: base rows are looked up without decoding their key. */
+class KeyBytesIndex {
+  private readonly keys = new PackedColumn('BYTE_ARRAY', 1024);
+  private readonly hashes: Uint32Array;
+  private readonly table: Int32Array;
+  private readonly values: LogMapEntry[] = [];
+  constructor(entries: Map<string, LogMapEntry>) {
+    let size = 64;
+    while (size < entries.size * 2) size <<= 1;
+    this.table = new Int32Array(size).fill(-1);
+    this.hashes = new Uint32Array(entries.size);
+    for (const [key, e] of entries) {
+      // a string with lone surrogates never equals a decoded key: the row path cannot match it either
+      if (!(key as unknown as { isWellFormed(): boolean }).isWellFormed()) continue;
+      const idx = this.values.length;
+      this.keys.appendString(key);
+      const h = hashSpan(this.keys.data, this.keys.start(idx), this.keys.end(idx));
+      this.values.push(e);
+      this.hashes[idx] = h;
+      let slot = h & (size - 1);
+      while (this.table[slot]! >= 0) slot = (slot + 1) & (size - 1);
+      this.table[slot] = idx;
+    }
+  }
+  get(d: Uint8Array, s: number, e: number): LogMapEntry | undefined {
+    const h = hashSpan(d, s, e);
+    const mask = this.table.length - 1;
+    const k = this.keys;
+    for (let slot = h & mask; ; slot = (slot + 1) & mask) {
+      const j = this.table[slot]!;
+      if (j < 0) return undefined;
+      if (this.hashes[j] !== h) continue;
+      const ks = k.start(j);
+      const ke = k.end(j);
+      if (ke - ks !== e - s) continue;
+      let same = true;
+      for (let i = 0; i < e - s; i++) {
+        if (k.data[ks + i] !== d[s + i]) {
+          same = false;
+          break;
+        }
+      }
+      if (same) return this.values[j];
+    }
+  }
+}
+
+function hashSpan(d: Uint8Array, s: number, e: number): number {
+  let h = 0x811c9dc5;
+  for (let i = s; i < e; i++) h = Math.imul(h ^ d[i]!, 0x01000193);
+  return h >>> 0;
+}
+
+const scratch = new DataView(new ArrayBuffer(8));
+const scratchBytes = new Uint8Array(scratch.buffer);
+
+/** Appends a value as the row writer takes it (after the field converter) to a packed column. */
+function appendValue(col: PackedColumn, v: unknown, f: FieldPlan): void {
+  if (v === null || v === undefined) return col.appendNull();
+  switch (col.type) {
+    case 'BYTE_ARRAY':
+      if (typeof v === 'string') return col.appendString(v);
+      if (v instanceof Uint8Array) return col.appendBytes(v);
+      break;
+    case 'INT32':
+      if (typeof v === 'number' && Number.isInteger(v)) {
+        scratch.setInt32(0, v, true);
+        return col.appendBytes(scratchBytes, 0, 4);
+      }
+      break;
+    case 'INT64':
+      if (typeof v === 'bigint' || (typeof v === 'number' && Number.isInteger(v))) {
+        scratch.setBigInt64(0, BigInt(v), true);
+        return col.appendBytes(scratchBytes, 0, 8);
+      }
+      break;
+    case 'FLOAT':
+      if (typeof v === 'number') {
+        scratch.setFloat32(0, v, true);
+        return col.appendBytes(scratchBytes, 0, 4);
+      }
+      break;
+    case 'DOUBLE':
+      if (typeof v === 'number') {
+        scratch.setFloat64(0, v, true);
+        return col.appendBytes(scratchBytes, 0, 8);
+      }
+      break;
+    case 'BOOLEAN':
+      if (typeof v === 'boolean') {
+        scratchBytes[0] = v ? 1 : 0;
+        return col.appendBytes(scratchBytes, 0, 1);
+      }
+      break;
+  }
+  throw new TblError('parquet', `field ${f.name}: ${typeof v} value ${String(v)} does not fit its ${col.type} column`);
+}
+
+/** Value i of a packed column as the row reader gives it (strings decoded, INT64 as bigint). */
+function rowValue(col: PackedColumn | undefined, i: number): unknown {
+  if (!col || col.nulls[i]) return null;
+  const s = col.start(i);
+  const dv = new DataView(col.data.buffer, col.data.byteOffset);
+  switch (col.type) {
+    case 'BYTE_ARRAY':
+      return text.decode(col.data.subarray(s, col.end(i)));
+    case 'INT32':
+      return dv.getInt32(s, true);
+    case 'INT64':
+      return dv.getBigInt64(s, true);
+    case 'FLOAT':
+      return dv.getFloat32(s, true);
+    case 'DOUBLE':
+      return dv.getFloat64(s, true);
+    default:
+      return col.data[s] === 1;
+  }
+}
+
+export async function mergeColumnar(storage: Storage, job: MergeJob, opts: MergeOptions): Promise<{ bytes: Uint8Array; rowCount: number; stats: MergeStats } | undefined> {
+  if (!job.baseFile) return undefined;
+  const { path, size } = job.baseFile;
+  const file = asyncBufferOf(storage, path, size);
+  const info = await readParquetMetadataFrom(file, path);
+  const plan = columnarPlan(job, info.metadata);
+  if (!plan) return undefined;
+
+  const { config } = job;
+  const { entries, stats } = await scanLogMap(storage, job.logFiles, opts);
+  const byBytes = new KeyBytesIndex(entries);
+  const writer = openHoodiePackedWriter({ schema: job.writerSchema, codec: job.codec, rowGroupSize: job.rowGroupSize });
+  const J = plan.length;
+  const out = plan.map((f) => new PackedColumn(f.element.type!, writer.groupRows));
+  let outRows = 0;
+  // row groups being compressed (libuv's pool) while the next ones are merged; at most two in flight
+  const inFlight: Promise<void>[] = [];
+  const flush = (): void => {
+    if (outRows === 0) return;
+    const done = writer.writeGroup(out);
+    done.catch(() => undefined);
+    inFlight.push(done);
+    for (const c of out) c.reset();
+    outRows = 0;
+  };
+  const settle = async (keep: number): Promise<void> => {
+    while (inFlight.length > keep) await inFlight.shift();
+  };
+  const at = (name: string) => plan.findIndex((f) => f.name === name);
+  const jCommit = at('_hoodie_commit_time');
+  const jSeq = at('_hoodie_commit_seqno');
+  const jKey = at('_hoodie_record_key');
+  const jPart = at('_hoodie_partition_path');
+  const jFile = at('_hoodie_file_name');
+  const instantBytes = utf8.encode(job.instant);
+  const partitionBytes = utf8.encode(job.partition);
+  const fileNameBytes = utf8.encode(job.fileName);
+  const written = () => writer.rowCount + outRows;
+  const keyFields = [jKey, ...config.recordKeyFields.map(at)];
+  const orderingFields = config.orderingFields.map(at);
+
+  // a log record through the row path's fix-ups and converters
+  const emitRow = (row: Row, key: string): void => {
+    fixUpMergedRow(row, key, written(), job);
+    for (let j = 0; j < J; j++) appendValue(out[j]!, plan[j]!.convert(row[plan[j]!.name]), plan[j]!);
+    if (++outRows === writer.groupRows) flush();
+  };
+
+  const chunkIndex = new Map(parquetSchema(info.metadata).children.map((c, i) => [c.element.name, i]));
+  let start = 0;
+  for (const rg of info.metadata.row_groups) {
+    await settle(1);
+    const n = Number(rg.num_rows);
+    const end = start + n;
+    const cols: (PackedColumn | undefined)[] = [];
+    for (const f of plan) {
+      if (!f.inBase) {
+        cols.push(undefined);
+        continue;
+      }
+      const chunk = rg.columns[chunkIndex.get(f.name)!]!;
+      const col = new PackedColumn(f.element.type!, n, Number(chunk.meta_data!.total_uncompressed_size));
+      await readPackedChunk(file, chunk, f.element, compressors, col);
+      if (col.length !== n) throw new TblError('parquet', `column ${f.name} of ${path} has ${col.length} values in a row group of ${n} rows`, { path });
+      cols.push(col);
+    }
+    start = end;
+    stats.baseRecords += n;
+    const metaKeys = cols[jKey]!;
+    const baseRow = (i: number, js: number[]): Row => {
+      const r: Row = {};
+      for (const j of js) r[plan[j]!.name] = rowValue(cols[j], i);
+      return r;
+    };
+    // a base row's merge key when its meta key cannot serve (absent, or meta fields not populated)
+    const mergeKeyOf = (i: number): string => recordKeyOf(baseRow(i, keyFields), config);
+
+    // copies base rows [from, to) to the output, with the meta defaults the row path applies
+    const copyRun = (from: number, to: number): void => {
+      while (from < to) {
+        const take = Math.min(to - from, writer.groupRows - outRows);
+        const first = written();
+        for (let j = 0; j < J; j++) {
+          const src = cols[j];
+          const dst = out[j]!;
+          if (j === jFile) {
+            for (let i = 0; i < take; i++) dst.appendBytes(fileNameBytes);
+          } else if (!src) {
+            for (let i = 0; i < take; i++) dst.appendNull();
+          } else if ((j === jCommit || j === jPart || j === jSeq || j === jKey) && src.nullsIn(from, from + take) > 0) {
+            for (let i = 0; i < take; i++) {
+              const r = from + i;
+              if (!src.nulls[r]) dst.appendFrom(src, r);
+              else if (j === jCommit) dst.appendBytes(instantBytes);
+              else if (j === jPart) dst.appendBytes(partitionBytes);
+              else if (j === jSeq) dst.appendBytes(utf8.encode(`${job.instant}_${job.index}_${first + i}`));
+              else dst.appendBytes(utf8.encode(mergeKeyOf(r)));
+            }
+          } else dst.appendRange(src, from, from + take);
+        }
+        outRows += take;
+        from += take;
+        if (outRows === writer.groupRows) flush();
+      }
+    };
+
+    let run = 0;
+    const byMeta = config.populateMetaFields;
+    for (let i = 0; i < n; i++) {
+      let log: LogMapEntry | undefined;
+      let key: string | undefined;
+      if (byMeta && !metaKeys.nulls[i]) log = byBytes.get(metaKeys.data, metaKeys.start(i), metaKeys.end(i));
+      else {
+        key = mergeKeyOf(i);
+        log = entries.get(key);
+      }
+      if (!log) continue;
+      key ??= log.key;
+      log.matched = true;
+      if (!logReplacesBase(baseOrderingOf(baseRow(i, orderingFields), config), log.deleted, log.ordering, config)) continue;
+      // row i leaves the base run: the run so far goes out, then the log record (or nothing)
+      copyRun(run, i);
+      run = i + 1;
+      if (log.deleted) stats.totalDeletedRecords += 1;
+      else {
+        stats.totalUpdatedRecordsCompacted += 1;
+        emitRow(log.record()!, key);
+      }
+    }
+    copyRun(run, n);
+  }
+  for (const [key, e] of entries) {
+    if (e.matched || e.deleted) continue;
+    emitRow(e.record()!, key);
+    if (inFlight.length > 2) await settle(1);
+  }
+  flush();
+  await settle(0);
+  const f = await writer.finish();
+  return { bytes: f.bytes, rowCount: f.rowCount, stats };
+}
