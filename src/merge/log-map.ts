@@ -49,6 +49,12 @@ export class LogMapEntry implements Ordering {
     return this;
   }
 
+  /** Where the record's Avro bytes are (Avro data blocks): content[start, end) in the block's writer schema. */
+  avroBytes(): { content: Uint8Array; schema: string; start: number; end: number } | undefined {
+    if (this.deleted || this.row || !this.source) return undefined;
+    return { content: this.source.content, schema: this.source.schema, start: this.start, end: this.end };
+  }
+
   /** The full record (a fresh object per call for Avro records); undefined for deletes. */
   record(): Row | undefined {
     if (this.deleted) return undefined;

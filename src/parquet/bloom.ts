@@ -232,6 +232,43 @@ export class HoodieBloomFilter {
     this.currentNbRecord++;
   }
 
+  /**
+   * The filter a fresh `create(opts)` would be after its first `keys` adds, taken from a serialized
+   * filter built that way (the base file's footer filter when a compaction keeps every base key in
+   * order): the counters Java does not serialize (maxNr, the round-robin position) are derived from
+   * `keys`. Undefined when the serialized filter cannot be that state (other sizes, type or counts).
+   */
+  static resume(serialized: string, typeCode: string | undefined, keys: number, opts: BloomFilterOptions = {}): HoodieBloomFilter | undefined {
+    const fresh = HoodieBloomFilter.create(opts);
+    let f: HoodieBloomFilter;
+    try {
+      f = HoodieBloomFilter.deserialize(serialized, typeCode);
+    } catch {
+      return undefined;
+    }
+    if (f.type !== fresh.type || f.nbHash !== fresh.nbHash || f.vectorSize !== fresh.vectorSize || f.hashType !== fresh.hashType) return undefined;
+    if (f.rows.some((r) => r.vectorSize !== fresh.vectorSize)) return undefined;
+    if (f.type === 'SIMPLE') return f;
+    // InternalDynamicBloomFilter.add's bookkeeping for `keys` adds, without hashing
+    let rows = 1;
+    let current = 0;
+    let reachedMax = false;
+    let cur = 0;
+    for (let k = 0; k < keys; k++) {
+      if (reachedMax) cur++;
+      else if (current >= fresh.nr && rows * fresh.nr < fresh.maxNr) {
+        rows++;
+        current = 0;
+      } else if (current >= fresh.nr) reachedMax = true;
+      current++;
+    }
+    if (f.nr !== fresh.nr || f.rows.length !== rows || f.currentNbRecord !== current) return undefined;
+    f.maxNr = fresh.maxNr;
+    f.reachedMax = reachedMax;
+    f.curMatrixIndex = cur;
+    return f;
+  }
+
   mightContain(key: string): boolean {
     const pos = bloomPositions(utf8.encode(key), this.nbHash, this.vectorSize);
     return this.rows.some((r) => r.has(pos));

@@ -13,6 +13,7 @@ import { writePageHeader } from 'hyparquet-writer/src/datapage.js';
 import { writeRleBitPackedHybrid } from 'hyparquet-writer/src/encoding.js';
 import { snappyCompress } from 'hyparquet-writer/src/snappy.js';
 import { TblError } from '../errors/index.ts';
+import { HoodieBloomFilter } from './bloom.ts';
 import { PackedColumn } from './packed.ts';
 import { ChunkWriter, DEFAULT_ROW_GROUP_ROWS, type HoodieParquetWriterOptions } from './write-incremental.ts';
 import { hoodieFooterKv, hoodieWriterOptions, prepareHoodieSchema, RecordKeyTracker, writeFailed, type HoodieParquetFile } from './write.ts';
@@ -28,6 +29,8 @@ export interface HoodiePackedWriter {
    * promise settles when it is compressed and appended. The columns can be reused once this returns.
    */
   writeGroup(columns: PackedColumn[]): Promise<void>;
+  /** Columns of an earlier group the writer is done with, emptied, for the next group (buffers reused); undefined if none. */
+  recycle(): PackedColumn[] | undefined;
   finish(): Promise<HoodieParquetFile & { size: number }>;
 }
 
@@ -367,10 +370,23 @@ interface EncodedColumn {
   rows: number;
 }
 
-export function openHoodiePackedWriter(opts: HoodieParquetWriterOptions): HoodiePackedWriter {
+/**
+ * The first `rows` keys are those of a file whose footer filter holds them in that order (a compaction
+ * that keeps every base row and key): the filter is resumed from it instead of hashing them again.
+ */
+export interface BloomSeed {
+  serialized: string;
+  typeCode?: string;
+  rows: number;
+}
+
+export function openHoodiePackedWriter(opts: HoodieParquetWriterOptions & { bloomSeed?: BloomSeed }): HoodiePackedWriter {
   const { schema } = opts;
   const p = prepareHoodieSchema(schema, opts.recordKeyField);
-  const keys = new RecordKeyTracker(p.keyField, opts.bloomFilter);
+  const seed = opts.bloomSeed && opts.bloomFilter !== false ? HoodieBloomFilter.resume(opts.bloomSeed.serialized, opts.bloomSeed.typeCode, opts.bloomSeed.rows, opts.bloomFilter) : undefined;
+  if (opts.bloomSeed && opts.bloomFilter !== false && !seed) throw writeFailed(schema, new Error('the bloom filter seed does not resume'));
+  const seeded = seed ? opts.bloomSeed!.rows : 0;
+  const keys = new RecordKeyTracker(p.keyField, opts.bloomFilter, seed);
   const keyIndex = schema.fields.findIndex((f) => f.name === p.keyField);
   const groupRows = opts.rowGroupSize ?? DEFAULT_ROW_GROUP_ROWS;
   const pageSize = opts.pageSize ?? 1048576;
@@ -386,6 +402,7 @@ export function openHoodiePackedWriter(opts: HoodieParquetWriterOptions): Hoodie
   }
   let rowCount = 0;
   let finished = false;
+  let done: PackedColumn[] | undefined;
   // appends happen in row-group order, each after its pages are compressed
   let tail: Promise<void> = Promise.resolve();
 
@@ -398,7 +415,7 @@ export function openHoodiePackedWriter(opts: HoodieParquetWriterOptions): Hoodie
       const s = col.start(i);
       const e = col.end(i);
       if (col.nulls[i] || e === s) throw new TblError('parquet', `row ${first + i} has no record key in ${p.keyField}`);
-      keys.bloom?.addBytes(d, s, e);
+      if (first + i >= seeded) keys.bloom?.addBytes(d, s, e);
       // UTF-8 byte order is UTF-16 order (Java's String.compareTo) unless U+E000.. or supplementary characters occur
       for (let k = s; k < e; k++) if (d[k]! >= 0xee) plain = false;
       if (lo < 0 || cmpBytes(d, s, e, d, col.start(lo), col.end(lo)) < 0) lo = i;
@@ -528,9 +545,16 @@ export function openHoodiePackedWriter(opts: HoodieParquetWriterOptions): Hoodie
         for (const pg of c.pages) pg.compressed.catch(() => undefined);
       }
       rowCount += n;
+      done = columns;
       return append(encoded, n).catch((e: unknown) => {
         throw writeFailed(schema, e);
       });
+    },
+    recycle() {
+      const c = done;
+      done = undefined;
+      c?.forEach((x) => x.reset());
+      return c;
     },
     async finish() {
       if (finished) throw writeFailed(schema, new Error('finish called twice'));

@@ -333,8 +333,10 @@ export class RecordKeyTracker {
   constructor(
     private readonly keyField: string,
     bloomFilter: BloomFilterOptions | false | undefined,
+    /** a filter that already holds the first keys (HoodieBloomFilter.resume) */
+    seed?: HoodieBloomFilter,
   ) {
-    this.bloom = bloomFilter === false ? undefined : HoodieBloomFilter.create(bloomFilter ?? {});
+    this.bloom = bloomFilter === false ? undefined : seed ?? HoodieBloomFilter.create(bloomFilter ?? {});
   }
   add(r: Record<string, unknown>, i: number): void {
     this.addKey(r[this.keyField], i);

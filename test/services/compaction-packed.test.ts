@@ -12,10 +12,11 @@ import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { parquetMetadata } from 'hyparquet';
 import { parquetWriteBuffer } from 'hyparquet-writer';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { encodeAvroDataBlock, encodeDeleteBlock, encodeLogBlock } from '../../src/logfile/index.ts';
 import { mergeConfigFromProperties } from '../../src/merge/index.ts';
 import { readParquetRows } from '../../src/parquet/read.ts';
+import { HoodieBloomFilter } from '../../src/parquet/bloom.ts';
 import { avroToParquetSchema, hoodieMetaValues, withHoodieMetaFields, writeHoodieParquet, type AvroRecordSchema } from '../../src/parquet/write.ts';
 import { mergeToParquet, type MergeJob, type MergeOutput } from '../../src/services/compaction/merge-op.ts';
 import { LocalStorage } from '../../src/storage/index.ts';
@@ -46,13 +47,13 @@ const T3 = '20250104000000000';
 const INSTANT = '20250105000000000';
 const key = (i: number) => `k${String(i).padStart(5, '0')}${i % 7 === 0 ? 'é' : ''}`;
 
-function baseRow(i: number): Record<string, unknown> {
+function baseRow(i: number, nullKey = true): Record<string, unknown> {
   const meta: Record<string, unknown> = hoodieMetaValues({ instant: BASE_T, seq: i, recordKey: key(i), partitionPath: 'p=1', fileName: 'base.parquet' });
   // meta nulls the compaction fills in (defaults), and one row only keyed by its id field
   if (i % 97 === 5) meta._hoodie_commit_seqno = null;
   if (i % 131 === 7) meta._hoodie_commit_time = null;
   if (i % 151 === 9) meta._hoodie_partition_path = null;
-  if (i === 42) meta._hoodie_record_key = null;
+  if (i === 42 && nullKey) meta._hoodie_record_key = null;
   return {
     ...meta,
     id: key(i),
@@ -78,7 +79,7 @@ function logRow(instant: string, i: number, ts: number, seq: number): Record<str
     amount: i * 1.5,
     status: i % 2 ? null : 'upd',
     flag: i % 2 === 1,
-    n: i % 3 ? i : null,
+    n: i % 3 ? i - 1300 : null,
     f: i / 16,
     at: 1_700_000_000_000_000 + i * 7,
   };
@@ -86,10 +87,16 @@ function logRow(instant: string, i: number, ts: number, seq: number): Record<str
 
 const N = 2500;
 
-async function buildSlice(dir: string, baseCodec: 'GZIP' | 'SNAPPY', tsEncoding?: 'DELTA_BINARY_PACKED'): Promise<Omit<MergeJob, 'config' | 'codec'>> {
+interface SliceCase {
+  tsEncoding?: 'DELTA_BINARY_PACKED';
+  /** a delete block, and a base row without a meta record key (default true) */
+  deletesAndNullKey?: boolean;
+}
+
+async function buildSlice(dir: string, baseCodec: 'GZIP' | 'SNAPPY', { tsEncoding, deletesAndNullKey = true }: SliceCase = {}): Promise<Omit<MergeJob, 'config' | 'codec'>> {
   const storage = new LocalStorage();
   const basePath = join(dir, 'base.parquet');
-  const rows = Array.from({ length: N }, (_, i) => baseRow(i));
+  const rows = Array.from({ length: N }, (_, i) => baseRow(i, deletesAndNullKey));
   if (tsEncoding) {
     // a base file with an encoding the packed reader does not take
     const f = writeHoodieParquet({ schema: FULL, rows, codec: baseCodec, rowGroupSize: 1000, recordKeyField: 'id' });
@@ -111,7 +118,7 @@ async function buildSlice(dir: string, baseCodec: 'GZIP' | 'SNAPPY', tsEncoding?
   // log 1 (Avro): newer, tied and older updates, and inserts only in the logs
   const l1 = [];
   for (let i = 0; i < N; i += 3) l1.push(logRow(T1, i, i % 2 ? 1000 + (i % 3) : 2000, l1.length)); // ties on odd keys
-  for (let i = 1; i < N; i += 11) l1.push(logRow(T1, i, 10, l1.length)); // older than the base
+  for (let i = 1; i < N; i += 11) l1.push(logRow(T1, i, -10 - i * 100_000_000_000, l1.length)); // older than the base (negative longs)
   for (let i = N; i < N + 300; i++) l1.push({ ...logRow(T1, i, 5, l1.length), _hoodie_commit_seqno: i % 2 ? null : `${T1}_0_${i}`, _hoodie_partition_path: null });
   const log1 = encodeAvroDataBlock({ instantTime: T1, schema: JSON.stringify(FULL), records: l1 });
   // log 2: deletes with a high, a low and no ordering value, one of an insert
@@ -128,7 +135,7 @@ async function buildSlice(dir: string, baseCodec: 'GZIP' | 'SNAPPY', tsEncoding?
   const pq = writeHoodieParquet({ schema: FULL, rows: l3 });
   const log3 = encodeLogBlock({ type: 'PARQUET_DATA_BLOCK', header: [['INSTANT_TIME', T3], ['SCHEMA', JSON.stringify(FULL)]], content: pq.bytes });
   const logFiles = [];
-  for (const [n, b] of [log1, log2, log3].entries()) {
+  for (const [n, b] of (deletesAndNullKey ? [log1, log2, log3] : [log1, log3]).entries()) {
     const p = join(dir, `.fg_${BASE_T}.log.${n + 1}_0-1-0`);
     writeFileSync(p, b);
     logFiles.push({ path: p, size: b.length });
@@ -177,46 +184,63 @@ describe('packed compaction merge equals the row path', () => {
       it(`${rule} merge rule, ${codec} output`, async () => {
         const dir = mkdtempSync(join(tmpdir(), 'tblcli-packed-'));
         const slice = await buildSlice(dir, codec === 'GZIP' ? 'SNAPPY' : 'GZIP');
-        const job: MergeJob = { ...slice, config: mergeConfigFromProperties(props), codec };
-        const storage = new LocalStorage();
-        const rows = await mergeToParquet(storage, { ...job, mergePath: 'rows' });
-        const packed = await mergeToParquet(storage, job);
-        expect(rows.path).toBe('rows');
-        expect(packed.path).toBe('packed');
-        const a = await contentOf(dir, 'rows.parquet', rows);
-        const b = await contentOf(dir, 'packed.parquet', packed);
-        expect(b.rowCount).toBe(a.rowCount);
-        expect(b.stats).toEqual(a.stats);
-        expect(b.groups).toEqual(a.groups);
-        expect(b.columnStats).toEqual(a.columnStats);
-        expect(b.schema).toEqual(a.schema);
-        expect(b.kv).toEqual(a.kv);
-        expect(b.rows).toEqual(a.rows);
-        // the cases were hit: deletes, updates, defaults, inserts
-        expect(a.stats.totalDeletedRecords).toBeGreaterThan(0);
-        expect(a.stats.totalUpdatedRecordsCompacted).toBeGreaterThan(0);
-        expect(a.rows.some((r) => r._hoodie_commit_seqno === `${INSTANT}_3_${a.rows.indexOf(r)}`)).toBe(true);
-        expect(a.rows.filter((r) => r._hoodie_commit_time === T3).length).toBeGreaterThan(0);
-        expect(a.groups.length).toBeGreaterThan(3);
-        // an independent reader takes the packed file
-        const db = await DuckDBInstance.create(':memory:');
-        const c = await db.connect();
-        const r = await c.runAndReadAll(
-          `SELECT count(*)::BIGINT AS n, count(status)::BIGINT AS s, sum(CASE WHEN flag THEN 1 ELSE 0 END)::BIGINT AS t, count(DISTINCT _hoodie_record_key)::BIGINT AS k FROM read_parquet('${join(dir, 'packed.parquet')}')`,
-        );
-        const got = r.getRowObjects()[0]!;
-        expect(Number(got.n)).toBe(a.rowCount);
-        expect(Number(got.k)).toBe(a.rowCount);
-        expect(Number(got.s)).toBe(a.rows.filter((x) => x.status !== null).length);
-        expect(Number(got.t)).toBe(a.rows.filter((x) => x.flag === true).length);
-        c.closeSync();
+        await same(dir, slice, props, codec);
+        expect((await mergeToParquet(new LocalStorage(), { ...slice, config: mergeConfigFromProperties(props), codec, mergePath: 'rows' })).stats.totalDeletedRecords).toBeGreaterThan(0);
       });
     }
   }
 
+  it('no deletes, every meta key set: the base footer bloom filter is resumed, the footer is the one a fresh filter gives', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tblcli-packed-'));
+    const slice = await buildSlice(dir, 'GZIP', { deletesAndNullKey: false });
+    const resume = vi.spyOn(HoodieBloomFilter, 'resume');
+    try {
+      await same(dir, slice, RULES.event, 'GZIP');
+      expect(resume.mock.results.some((r) => r.value !== undefined)).toBe(true);
+    } finally {
+      resume.mockRestore();
+    }
+  });
+
+  async function same(dir: string, slice: Awaited<ReturnType<typeof buildSlice>>, props: Record<string, string>, codec: 'GZIP' | 'SNAPPY'): Promise<void> {
+    const job: MergeJob = { ...slice, config: mergeConfigFromProperties(props), codec };
+    const storage = new LocalStorage();
+    const rows = await mergeToParquet(storage, { ...job, mergePath: 'rows' });
+    const packed = await mergeToParquet(storage, job);
+    expect(rows.path).toBe('rows');
+    expect(packed.path).toBe('packed');
+    const a = await contentOf(dir, 'rows.parquet', rows);
+    const b = await contentOf(dir, 'packed.parquet', packed);
+    expect(b.rowCount).toBe(a.rowCount);
+    expect(b.stats).toEqual(a.stats);
+    expect(b.groups).toEqual(a.groups);
+    expect(b.columnStats).toEqual(a.columnStats);
+    expect(b.schema).toEqual(a.schema);
+    expect(b.kv).toEqual(a.kv);
+    expect(b.rows).toEqual(a.rows);
+    // the cases were hit: updates, meta defaults, log-only records, several row groups
+    expect(a.stats.totalUpdatedRecordsCompacted).toBeGreaterThan(0);
+    expect(a.rows.some((r, n) => r._hoodie_commit_seqno === `${INSTANT}_3_${n}`)).toBe(true);
+    expect(a.rows.filter((r) => r._hoodie_commit_time === T3).length).toBeGreaterThan(0);
+    expect(a.rows.length).toBeGreaterThan(N);
+    expect(a.groups.length).toBeGreaterThan(3);
+    // an independent reader takes the packed file
+    const db = await DuckDBInstance.create(':memory:');
+    const c = await db.connect();
+    const r = await c.runAndReadAll(
+      `SELECT count(*)::BIGINT AS n, count(status)::BIGINT AS s, sum(CASE WHEN flag THEN 1 ELSE 0 END)::BIGINT AS t, count(DISTINCT _hoodie_record_key)::BIGINT AS k FROM read_parquet('${join(dir, 'packed.parquet')}')`,
+    );
+    const got = r.getRowObjects()[0]!;
+    expect(Number(got.n)).toBe(a.rowCount);
+    expect(Number(got.k)).toBe(a.rowCount);
+    expect(Number(got.s)).toBe(a.rows.filter((x) => x.status !== null).length);
+    expect(Number(got.t)).toBe(a.rows.filter((x) => x.flag === true).length);
+    c.closeSync();
+  }
+
   it('a base file with an encoding the packed reader does not take goes through the row path', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'tblcli-packed-'));
-    const slice = await buildSlice(dir, 'GZIP', 'DELTA_BINARY_PACKED');
+    const slice = await buildSlice(dir, 'GZIP', { tsEncoding: 'DELTA_BINARY_PACKED' });
     const job: MergeJob = { ...slice, config: mergeConfigFromProperties(RULES.event), codec: 'GZIP' };
     const out = await mergeToParquet(new LocalStorage(), job);
     expect(out.path).toBe('rows');

@@ -6,16 +6,18 @@
 // boundaries and footer keys are those of the row path (mergeSliceStreaming + the row writer), which
 // stays the reference and the fallback for anything this path does not take (nested or evolved
 // columns, decimals, dates or timestamps as keys/ordering, no base file).
-import { parquetSchema, type FileMetaData, type SchemaElement } from 'hyparquet';
+import { parquetSchema, type AsyncBuffer, type FileMetaData, type SchemaElement } from 'hyparquet';
 import { logReplacesBase, recordKeyOf, scanLogMap, type LogMapEntry, type MergeOptions, type MergeStats, type Row } from '../../merge/index.ts';
-import { compressors, readParquetMetadataFrom } from '../../parquet/read.ts';
+import { compressors, readParquetMetadataFrom, type ParquetFileInfo } from '../../parquet/read.ts';
 import { PackedColumn, packedReadable, readPackedChunk } from '../../parquet/packed.ts';
-import { avroToParquetSchema, fieldConverter, prepareHoodieSchema } from '../../parquet/write.ts';
-import { openHoodiePackedWriter } from '../../parquet/write-packed.ts';
+import { avroToParquetSchema, fieldConverter, FOOTER_BLOOM_FILTER, FOOTER_BLOOM_TYPE_CODE, prepareHoodieSchema } from '../../parquet/write.ts';
+import { openHoodiePackedWriter, type BloomSeed, type HoodiePackedWriter } from '../../parquet/write-packed.ts';
+import { HoodieBloomFilter } from '../../parquet/bloom.ts';
 import { TblError } from '../../errors/index.ts';
 import { asyncBufferOf, type Storage } from '../../storage/index.ts';
 import { fixUpMergedRow, type MergeJob } from './merge-op.ts';
 import { baseOrderingOf } from './slice-merge.ts';
+import { appendAvroRecord, avroPackedPlan, type AvroPackedPlan } from './avro-packed.ts';
 
 const utf8 = new TextEncoder();
 const text = new TextDecoder();
@@ -120,6 +122,15 @@ class KeyBytesIndex {
   }
 }
 
+function sameBytes(a: PackedColumn, i: number, b: PackedColumn, k: number): boolean {
+  const as = a.start(i);
+  const bs = b.start(k);
+  const n = a.end(i) - as;
+  if (n !== b.end(k) - bs || a.nulls[i] || b.nulls[k]) return false;
+  for (let x = 0; x < n; x++) if (a.data[as + x] !== b.data[bs + x]) return false;
+  return true;
+}
+
 function hashSpan(d: Uint8Array, s: number, e: number): number {
   let h = 0x811c9dc5;
   for (let i = s; i < e; i++) h = Math.imul(h ^ d[i]!, 0x01000193);
@@ -192,6 +203,25 @@ function rowValue(col: PackedColumn | undefined, i: number): unknown {
   }
 }
 
+/**
+ * The base file's footer bloom filter as the seed of the new file's, when the new file starts with
+ * exactly the base file's keys in order: meta keys populated and never null, no delete in the log map
+ * (so no base row is dropped; updated rows keep their key), and the footer filter resumes as a fresh
+ * filter after that many keys (same type, sizes and counts).
+ */
+function bloomSeedOf(job: MergeJob, info: ParquetFileInfo, plan: FieldPlan[], entries: Map<string, LogMapEntry>): BloomSeed | undefined {
+  if (!job.config.populateMetaFields) return undefined;
+  const serialized = info.keyValue[FOOTER_BLOOM_FILTER];
+  if (!serialized) return undefined;
+  for (const e of entries.values()) if (e.deleted) return undefined;
+  const keyChunk = parquetSchema(info.metadata).children.findIndex((c) => c.element.name === '_hoodie_record_key');
+  if (keyChunk < 0 || plan.every((f) => f.name !== '_hoodie_record_key')) return undefined;
+  for (const rg of info.metadata.row_groups) if (rg.columns[keyChunk]?.meta_data?.statistics?.null_count !== 0n) return undefined;
+  const typeCode = info.keyValue[FOOTER_BLOOM_TYPE_CODE];
+  if (!HoodieBloomFilter.resume(serialized, typeCode, info.numRows)) return undefined;
+  return { serialized, typeCode, rows: info.numRows };
+}
+
 export async function mergeColumnar(storage: Storage, job: MergeJob, opts: MergeOptions): Promise<{ bytes: Uint8Array; rowCount: number; stats: MergeStats } | undefined> {
   if (!job.baseFile) return undefined;
   const { path, size } = job.baseFile;
@@ -200,12 +230,30 @@ export async function mergeColumnar(storage: Storage, job: MergeJob, opts: Merge
   const plan = columnarPlan(job, info.metadata);
   if (!plan) return undefined;
 
-  const { config } = job;
   const { entries, stats } = await scanLogMap(storage, job.logFiles, opts);
+  const writerOpts = { schema: job.writerSchema, codec: job.codec, rowGroupSize: job.rowGroupSize, bloomSeed: bloomSeedOf(job, info, plan, entries) };
+  const writer = openHoodiePackedWriter(writerOpts);
+  return mergeInto(writer, storage, job, plan, info, file, entries, stats, writerOpts.bloomSeed !== undefined);
+}
+
+async function mergeInto(
+  writer: HoodiePackedWriter,
+  storage: Storage,
+  job: MergeJob,
+  plan: FieldPlan[],
+  info: ParquetFileInfo,
+  file: AsyncBuffer,
+  entries: Map<string, LogMapEntry>,
+  stats: MergeStats,
+  seeded: boolean,
+): Promise<{ bytes: Uint8Array; rowCount: number; stats: MergeStats }> {
+  void storage;
+  const { config } = job;
+  const { path } = job.baseFile!;
   const byBytes = new KeyBytesIndex(entries);
-  const writer = openHoodiePackedWriter({ schema: job.writerSchema, codec: job.codec, rowGroupSize: job.rowGroupSize });
   const J = plan.length;
-  const out = plan.map((f) => new PackedColumn(f.element.type!, writer.groupRows));
+  // the writer hands back the columns of an encoded group for reuse (no fresh large buffers per group)
+  let out = plan.map((f) => new PackedColumn(f.element.type!, writer.groupRows));
   let outRows = 0;
   // row groups being compressed (libuv's pool) while the next ones are merged; at most two in flight
   const inFlight: Promise<void>[] = [];
@@ -214,7 +262,7 @@ export async function mergeColumnar(storage: Storage, job: MergeJob, opts: Merge
     const done = writer.writeGroup(out);
     done.catch(() => undefined);
     inFlight.push(done);
-    for (const c of out) c.reset();
+    out = writer.recycle() ?? out.map((c) => new PackedColumn(c.type, writer.groupRows, c.size));
     outRows = 0;
   };
   const settle = async (keep: number): Promise<void> => {
@@ -239,24 +287,46 @@ export async function mergeColumnar(storage: Storage, job: MergeJob, opts: Merge
     for (let j = 0; j < J; j++) appendValue(out[j]!, plan[j]!.convert(row[plan[j]!.name]), plan[j]!);
     if (++outRows === writer.groupRows) flush();
   };
+  // a log record from its Avro bytes when its block schema allows (the same values, no decoded object)
+  const names = plan.map((f) => f.name);
+  const types = plan.map((f) => f.element.type!);
+  const avroPlans = new Map<string, AvroPackedPlan | undefined>();
+  let emittingKey = '';
+  const defaults: (Uint8Array | (() => Uint8Array) | undefined)[] = plan.map(() => undefined);
+  if (jCommit >= 0) defaults[jCommit] = instantBytes;
+  if (jPart >= 0) defaults[jPart] = partitionBytes;
+  if (jSeq >= 0) defaults[jSeq] = () => utf8.encode(`${job.instant}_${job.index}_${written()}`);
+  if (jKey >= 0) defaults[jKey] = () => utf8.encode(emittingKey);
+  const fixed: (Uint8Array | undefined)[] = plan.map((_, j) => (j === jFile ? fileNameBytes : undefined));
+  const emitLog = (log: LogMapEntry, key: string): void => {
+    const a = log.avroBytes();
+    if (a) {
+      let p = avroPlans.get(a.schema);
+      if (!avroPlans.has(a.schema)) avroPlans.set(a.schema, (p = avroPackedPlan(a.schema, names, types)));
+      if (p) {
+        emittingKey = key;
+        appendAvroRecord(p, a.content, a.start, a.end, out, defaults, fixed);
+        if (++outRows === writer.groupRows) flush();
+        return;
+      }
+    }
+    emitRow(log.record()!, key);
+  };
 
   const chunkIndex = new Map(parquetSchema(info.metadata).children.map((c, i) => [c.element.name, i]));
   let start = 0;
+  // base columns read into the same buffers row group after row group; the file name is never read
+  const cols: (PackedColumn | undefined)[] = plan.map((f, j) => (f.inBase && j !== jFile ? new PackedColumn(f.element.type!, 1024) : undefined));
   for (const rg of info.metadata.row_groups) {
     await settle(1);
     const n = Number(rg.num_rows);
     const end = start + n;
-    const cols: (PackedColumn | undefined)[] = [];
-    for (const f of plan) {
-      if (!f.inBase) {
-        cols.push(undefined);
-        continue;
-      }
-      const chunk = rg.columns[chunkIndex.get(f.name)!]!;
-      const col = new PackedColumn(f.element.type!, n, Number(chunk.meta_data!.total_uncompressed_size));
-      await readPackedChunk(file, chunk, f.element, compressors, col);
+    for (const [j, f] of plan.entries()) {
+      const col = cols[j];
+      if (!col) continue;
+      col.reset();
+      await readPackedChunk(file, rg.columns[chunkIndex.get(f.name)!]!, f.element, compressors, col);
       if (col.length !== n) throw new TblError('parquet', `column ${f.name} of ${path} has ${col.length} values in a row group of ${n} rows`, { path });
-      cols.push(col);
     }
     start = end;
     stats.baseRecords += n;
@@ -318,14 +388,18 @@ export async function mergeColumnar(storage: Storage, job: MergeJob, opts: Merge
       if (log.deleted) stats.totalDeletedRecords += 1;
       else {
         stats.totalUpdatedRecordsCompacted += 1;
-        emitRow(log.record()!, key);
+        // a seeded bloom filter counts on updated rows keeping the base row's key
+        const keyCol = out[jKey]!;
+        const at = keyCol.length;
+        emitLog(log, key);
+        if (seeded && outRows > 0 && !sameBytes(keyCol, at, metaKeys, i)) throw new TblError('bug', `record ${key} was rewritten under another key`, { key });
       }
     }
     copyRun(run, n);
   }
   for (const [key, e] of entries) {
     if (e.matched || e.deleted) continue;
-    emitRow(e.record()!, key);
+    emitLog(e, key);
     if (inFlight.length > 2) await settle(1);
   }
   flush();
