@@ -4,7 +4,9 @@
 // Reports records/s and peak RSS against two floors measured in the same run, each in its own process:
 // DuckDB rewriting the base file (`COPY (SELECT * FROM read_parquet(..)) TO .. (FORMAT PARQUET)`, the
 // issue's floor; its default codec SNAPPY, all cores) and hyparquet + hyparquet-writer rewriting it
-// the way compaction does (one row group read at a time, incremental writer, GZIP). Never asserted.
+// the way compaction does (one row group read at a time, incremental writer, GZIP). Codec-matched lines:
+// DuckDB with COMPRESSION GZIP against compaction's default GZIP, and compaction with codec SNAPPY
+// against DuckDB's SNAPPY. Never asserted.
 // Usage: node bench/compaction.mjs  (env BENCH_MERGE_ROWS=1000000, BENCH_MERGE_LOG_ROWS=50000,
 //        BENCH_BASE_ROW_GROUP=100000, BENCH_OUT_ROW_GROUP (compaction's output row group, default its own),
 //        BENCH_WORKERS=always|never|auto (where each file group is merged, default always),
@@ -78,21 +80,24 @@ async function generate(lib) {
 async function measure(mode, table) {
   const t0 = process.hrtime.bigint();
   let records;
-  if (mode === 'duckdb') {
+  if (mode === 'duckdb' || mode === 'duckdb-gzip') {
     const { DuckDBInstance } = await import('@duckdb/node-api');
     const db = await DuckDBInstance.create(':memory:');
     const c = await db.connect();
     const target = join(table, 'duckdb-out.parquet');
-    await c.run(`COPY (SELECT * FROM read_parquet('${join(table, baseName)}')) TO '${target}' (FORMAT PARQUET)`);
+    // the issue's floor uses DuckDB's default codec (SNAPPY); the GZIP line matches compaction's default codec
+    const options = mode === 'duckdb-gzip' ? 'FORMAT PARQUET, COMPRESSION GZIP' : 'FORMAT PARQUET';
+    await c.run(`COPY (SELECT * FROM read_parquet('${join(table, baseName)}')) TO '${target}' (${options})`);
     const r = await c.runAndReadAll(`SELECT count(*)::BIGINT AS n FROM read_parquet('${target}')`);
     records = Number(r.getRowObjects()[0].n);
     c.closeSync();
   } else {
     const lib = await import(libFile);
-    if (mode === 'compaction') {
+    if (mode === 'compaction' || mode === 'compaction-snappy') {
       const t = await lib.openTable(table);
       const s = await lib.scheduleCompaction(t, { strategy: 'all', clockSkewMs: 0 });
-      const r = await lib.runCompaction(await lib.openTable(table), { clockSkewMs: 0, parallelism: 1, fileGroupWorkers: process.env.BENCH_WORKERS ?? 'always', rowGroupSize: process.env.BENCH_OUT_ROW_GROUP ? Number(process.env.BENCH_OUT_ROW_GROUP) : undefined });
+      const codec = mode === 'compaction-snappy' ? 'SNAPPY' : undefined;
+      const r = await lib.runCompaction(await lib.openTable(table), { clockSkewMs: 0, parallelism: 1, codec, fileGroupWorkers: process.env.BENCH_WORKERS ?? 'always', rowGroupSize: process.env.BENCH_OUT_ROW_GROUP ? Number(process.env.BENCH_OUT_ROW_GROUP) : undefined });
       if (r.status !== 'completed') throw new Error(`compaction ${s.instant}: ${r.status}`);
       records = r.writeStats[0].numWrites;
     } else {
@@ -128,13 +133,13 @@ if (process.argv[2] === '--measure') {
   }
   const sliceBytes = readdirSync(join(dir, 'table')).filter((n) => !n.startsWith('.hoodie')).reduce((s, n) => s + statSync(join(dir, 'table', n)).size, 0);
   const runs = Number(process.env.BENCH_RUNS ?? 3);
-  const res = { compaction: [], floor: [], duckdb: [] };
+  const res = { compaction: [], 'compaction-snappy': [], floor: [], duckdb: [], 'duckdb-gzip': [] };
   for (let r = 0; r < runs; r++) {
-    for (const mode of ['compaction', 'floor', 'duckdb']) {
+    for (const mode of Object.keys(res)) {
       const copy = join(dir, `run-${mode}-${r}`);
       rmSync(copy, { recursive: true, force: true });
       cpSync(join(dir, 'table'), copy, { recursive: true });
-      const flags = mode === 'compaction' && process.env.BENCH_NODE_FLAGS ? process.env.BENCH_NODE_FLAGS.split(' ') : [];
+      const flags = mode.startsWith('compaction') && process.env.BENCH_NODE_FLAGS ? process.env.BENCH_NODE_FLAGS.split(' ') : [];
       const p = spawnSync(process.execPath, [...flags, new URL(import.meta.url).pathname, '--measure', mode, copy], { encoding: 'utf8', maxBuffer: 1 << 26 });
       rmSync(copy, { recursive: true, force: true });
       if (p.status !== 0) throw new Error(`${mode} failed: ${p.stderr}`);
@@ -143,14 +148,18 @@ if (process.argv[2] === '--measure') {
   }
   const med = (xs) => [...xs].sort((a, b) => a.ms - b.ms)[Math.floor(xs.length / 2)];
   const c = med(res.compaction);
+  const cs = med(res['compaction-snappy']);
   const f = med(res.floor);
   const d = med(res.duckdb);
+  const dg = med(res['duckdb-gzip']);
   const inputRecords = ROWS + LOGS * LOG_ROWS;
   const rps = (inputRecords / c.ms) * 1000;
+  const srps = (inputRecords / cs.ms) * 1000;
   const frps = (ROWS / f.ms) * 1000;
   const drps = (ROWS / d.ms) * 1000;
+  const dgrps = (ROWS / dg.ms) * 1000;
   const peak = (xs) => Math.round(Math.max(...xs.map((x) => x.maxRssMB)));
-  const rss = peak(res.compaction);
+  const rss = Math.max(peak(res.compaction), peak(res['compaction-snappy']));
   const goal = Math.round((2 * sliceBytes) / 1048576 + 300);
   console.log(
     (process.env.BENCH_NODE_FLAGS ? `compaction process flags: ${process.env.BENCH_NODE_FLAGS}\n` : '') +
@@ -159,11 +168,13 @@ if (process.argv[2] === '--measure') {
       `${Math.round(rps).toLocaleString('en')} records/s; peak RSS ${rss} MB (slice ${(sliceBytes / 1048576).toFixed(1)} MB; goal ≤ ${goal} MB: ${rss <= goal ? 'met' : 'missed'})\n` +
       `DuckDB floor (COPY read_parquet → parquet, SNAPPY, ${d.records} rows): median ${(d.ms / 1000).toFixed(2)} s → ${Math.round(drps).toLocaleString('en')} records/s, peak RSS ${peak(res.duckdb)} MB; ` +
       `compaction/DuckDB = ${(rps / drps).toFixed(2)} (goal ≥ 0.33: ${rps / drps >= 1 / 3 ? 'met' : 'missed'})\n` +
+      `codec-matched: DuckDB GZIP (COMPRESSION GZIP): median ${(dg.ms / 1000).toFixed(2)} s → ${Math.round(dgrps).toLocaleString('en')} records/s; compaction (GZIP)/DuckDB GZIP = ${(rps / dgrps).toFixed(2)}\n` +
+      `codec-matched: compaction --codec SNAPPY: median ${(cs.ms / 1000).toFixed(2)} s → ${Math.round(srps).toLocaleString('en')} records/s, peak RSS ${peak(res['compaction-snappy'])} MB; compaction SNAPPY/DuckDB SNAPPY = ${(srps / drps).toFixed(2)}\n` +
       `hyparquet floor (row-group read + incremental GZIP rewrite of the base file): median ${(f.ms / 1000).toFixed(2)} s → ${Math.round(frps).toLocaleString('en')} records/s, peak RSS ${peak(res.floor)} MB; ` +
       `compaction/hyparquet = ${(rps / frps).toFixed(2)}`,
   );
   writeFileSync(
     join(out, 'compaction.json'),
-    JSON.stringify({ rows: ROWS, logRows: LOG_ROWS, logs: LOGS, baseRowGroup: BASE_RG, nodeFlags: process.env.BENCH_NODE_FLAGS ?? null, fileGroupWorkers: process.env.BENCH_WORKERS ?? 'always', sliceBytes, recordsPerSecond: rps, duckdbRecordsPerSecond: drps, floorRecordsPerSecond: frps, peakRssMB: rss, peakRssGoalMB: goal, runs: res }, null, 2),
+    JSON.stringify({ rows: ROWS, logRows: LOG_ROWS, logs: LOGS, baseRowGroup: BASE_RG, nodeFlags: process.env.BENCH_NODE_FLAGS ?? null, fileGroupWorkers: process.env.BENCH_WORKERS ?? 'always', sliceBytes, recordsPerSecond: rps, snappyRecordsPerSecond: srps, duckdbRecordsPerSecond: drps, duckdbGzipRecordsPerSecond: dgrps, floorRecordsPerSecond: frps, peakRssMB: rss, peakRssGoalMB: goal, runs: res }, null, 2),
   );
 }
