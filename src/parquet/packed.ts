@@ -317,9 +317,7 @@ export async function readPackedChunk(
 ): Promise<void> {
   const md = chunk.meta_data!;
   const maxDef = element.repetition_type === 'OPTIONAL' ? 1 : 0;
-  const start = Number(md.dictionary_page_offset ?? md.data_page_offset);
-  const startData = Number(md.data_page_offset);
-  const begin = md.dictionary_page_offset !== undefined && Number(md.dictionary_page_offset) < startData ? start : startData;
+  const begin = Math.min(Number(md.dictionary_page_offset ?? md.data_page_offset), Number(md.data_page_offset));
   const buf = await file.slice(begin, begin + Number(md.total_compressed_size));
   const view = new DataView(buf);
   const r: Reader = { view, offset: 0 };

@@ -25,8 +25,9 @@ export interface HoodiePackedWriter {
   /** the schema's top-level parquet elements, in field order */
   readonly elements: SchemaElement[];
   /**
-   * Encodes one row group (at most groupRows rows; columns in schema field order) now; the returned
-   * promise settles when it is compressed and appended. The columns can be reused once this returns.
+   * Encodes one row group (at most groupRows rows; columns in schema field order; constant columns
+   * are not read) now; the returned promise settles when it is compressed and appended. The columns
+   * can be reused once this returns.
    */
   writeGroup(columns: PackedColumn[]): Promise<void>;
   /** Columns of an earlier group the writer is done with, emptied, for the next group (buffers reused); undefined if none. */
@@ -270,37 +271,74 @@ interface Page {
   encoding: Encoding;
 }
 
-function plainBytes(col: PackedColumn, from: number, to: number, w: ByteWriter): void {
+/** PLAIN bytes of the non-null values [from, to) of `col`, in a fresh buffer (the column's buffers get reused). */
+function plainBytes(col: PackedColumn, from: number, to: number): Uint8Array {
+  const nulls = col.nulls;
   if (col.type === 'BOOLEAN') {
-    let byte = 0;
+    const out = new Uint8Array((to - from + 7) >> 3);
     let bit = 0;
     for (let i = from; i < to; i++) {
-      if (col.nulls[i]) continue;
-      if (col.data[i]) byte |= 1 << bit;
-      if (++bit === 8) {
-        w.appendUint8(byte);
-        byte = 0;
-        bit = 0;
-      }
+      if (nulls[i]) continue;
+      if (col.data[i]) out[bit >> 3]! |= 1 << (bit & 7);
+      bit++;
     }
-    if (bit) w.appendUint8(byte);
-    return;
+    return out.subarray(0, (bit + 7) >> 3);
   }
-  if (col.width && col.nullsIn(from, to) === 0) {
-    w.appendBytes(col.data.subarray(from * col.width, to * col.width));
-    return;
+  const w = col.width;
+  const d = col.data;
+  if (w) {
+    if (col.nullsIn(from, to) === 0) return d.slice(from * w, to * w);
+    const out = new Uint8Array((to - from) * w);
+    let at = 0;
+    for (let i = from; i < to; i++) {
+      if (nulls[i]) continue;
+      for (let k = i * w; k < (i + 1) * w; k++) out[at++] = d[k]!;
+    }
+    return out.subarray(0, at);
   }
+  const o = col.offsets;
+  let size = 0;
+  for (let i = from; i < to; i++) if (!nulls[i]) size += 4 + o[i + 1]! - o[i]!;
+  const out = new Uint8Array(size);
+  let at = 0;
   for (let i = from; i < to; i++) {
-    if (col.nulls[i]) continue;
-    const s = col.start(i);
-    const e = col.end(i);
-    if (!col.width) w.appendUint32(e - s);
-    w.appendBytes(col.data.subarray(s, e));
+    if (nulls[i]) continue;
+    const s = o[i]!;
+    const e = o[i + 1]!;
+    const len = e - s;
+    out[at] = len & 0xff;
+    out[at + 1] = (len >>> 8) & 0xff;
+    out[at + 2] = (len >>> 16) & 0xff;
+    out[at + 3] = len >>> 24;
+    at += 4;
+    if (len <= 64) for (let k = s; k < e; k++) out[at++] = d[k]!;
+    else {
+      out.set(d.subarray(s, e), at);
+      at += len;
+    }
   }
+  return out;
 }
 
-function columnPages(col: PackedColumn, element: SchemaElement, pageSize: number): { pages: Page[]; dict?: PackedColumn; stats: Stats } {
-  const d = dictionaryFor(col);
+/**
+ * A column whose n values are all `value` (never null), as dictionaryFor would see it: the dictionary
+ * of that one value from 2 rows on (one row stays PLAIN, as hyparquet-writer's rules give).
+ */
+function constantColumn(type: PackedColumn['type'], value: Uint8Array, n: number): { col: PackedColumn; dict?: { dict: PackedColumn; indexes: Int32Array } } {
+  const col = new PackedColumn(type, n < 2 ? 1 : 0);
+  if (n < 2) {
+    for (let i = 0; i < n; i++) col.appendBytes(value);
+    return { col };
+  }
+  col.nulls = new Uint8Array(n);
+  col.length = n;
+  const dict = new PackedColumn(type, 1);
+  dict.appendBytes(value);
+  return { col, dict: { dict, indexes: new Int32Array(n) } };
+}
+
+function columnPages(col: PackedColumn, element: SchemaElement, pageSize: number, given?: { dict: PackedColumn; indexes: Int32Array }): { pages: Page[]; dict?: PackedColumn; stats: Stats } {
+  const d = given ?? dictionaryFor(col);
   const n = col.length;
   const optional = element.repetition_type !== 'REQUIRED';
   if (!optional && col.nullCount) throw new Error(`parquet required value is undefined in ${element.name}`);
@@ -334,8 +372,9 @@ function columnPages(col: PackedColumn, element: SchemaElement, pageSize: number
       }
       writeRleBitPackedHybrid(levelWriter, levels, 1);
     }
-    const w = new ByteWriter(d ? 1024 : Math.max(1024, col.end(to - 1) - col.start(from) + 4 * (to - from)));
+    let values: Uint8Array;
     if (d) {
+      const w = new ByteWriter(1024);
       const idx = new Int32Array(to - from - numNulls);
       let k = 0;
       let maxIndex = 0;
@@ -348,11 +387,12 @@ function columnPages(col: PackedColumn, element: SchemaElement, pageSize: number
       const bitWidth = Math.ceil(Math.log2(maxIndex + 1));
       w.appendUint8(bitWidth);
       writeRleBitPackedHybrid(w, idx, bitWidth);
-    } else plainBytes(col, from, to, w);
+      values = w.getBytes();
+    } else values = plainBytes(col, from, to);
     pages.push({
       dictionary: false,
       levels: levelWriter.getBytes(),
-      values: w.getBytes(),
+      values,
       numValues: to - from,
       numNulls,
       firstRow: from,
@@ -380,8 +420,10 @@ export interface BloomSeed {
   rows: number;
 }
 
-export function openHoodiePackedWriter(opts: HoodieParquetWriterOptions & { bloomSeed?: BloomSeed }): HoodiePackedWriter {
+export function openHoodiePackedWriter(opts: HoodieParquetWriterOptions & { bloomSeed?: BloomSeed; constants?: (Uint8Array | undefined)[] }): HoodiePackedWriter {
   const { schema } = opts;
+  // columns whose every value is these bytes (the file name in a compacted file): never filled by the caller
+  const constants = opts.constants ?? [];
   const p = prepareHoodieSchema(schema, opts.recordKeyField);
   const seed = opts.bloomSeed && opts.bloomFilter !== false ? HoodieBloomFilter.resume(opts.bloomSeed.serialized, opts.bloomSeed.typeCode, opts.bloomSeed.rows, opts.bloomFilter) : undefined;
   if (opts.bloomSeed && opts.bloomFilter !== false && !seed) throw writeFailed(schema, new Error('the bloom filter seed does not resume'));
@@ -516,9 +558,9 @@ export function openHoodiePackedWriter(opts: HoodieParquetWriterOptions & { bloo
     },
     writeGroup(columns) {
       if (finished) throw writeFailed(schema, new Error('write after finish'));
-      const n = columns[0]?.length ?? 0;
+      const n = columns.find((_, j) => !constants[j])?.length ?? 0;
       if (n === 0) return tail;
-      if (n > groupRows || columns.length !== elements.length || columns.some((c) => c.length !== n)) {
+      if (n > groupRows || columns.length !== elements.length || columns.some((c, j) => !constants[j] && c.length !== n)) {
         throw writeFailed(schema, new Error(`row group of ${n} rows (at most ${groupRows}) with ${columns.length} columns of lengths ${columns.map((c) => c.length).join(',')}`));
       }
       if (keyIndex >= 0) trackKeys(columns[keyIndex]!, rowCount);
@@ -526,12 +568,11 @@ export function openHoodiePackedWriter(opts: HoodieParquetWriterOptions & { bloo
       try {
         encoded = columns.map((col, j) => {
           const element = elements[j]!;
-          const { pages, dict, stats } = columnPages(col, element, pageSize);
+          const constant = constants[j] ? constantColumn(col.type, constants[j]!, n) : undefined;
+          const { pages, dict, stats } = constant ? columnPages(constant.col, element, pageSize, constant.dict) : columnPages(col, element, pageSize);
           let dictPart: EncodedColumn['dict'];
           if (dict) {
-            const w = new ByteWriter(Math.max(1024, dict.size + 4 * dict.length));
-            plainBytes(dict, 0, dict.length, w);
-            const values = w.getBytes();
+            const values = plainBytes(dict, 0, dict.length);
             dictPart = { values, count: dict.length, compressed: compress(codec, values) };
           }
           return { element, dict: dictPart, pages: pages.map((pg) => ({ ...pg, compressed: compress(codec, pg.values) })), stats, rows: n };

@@ -117,6 +117,9 @@ class Cursor {
   }
 }
 
+/** A `fixed` entry for a column the caller does not fill (the writer's constant column). */
+export const SKIP = new Uint8Array(0);
+
 const LONG = new Int32Array(2);
 const LONG_BYTES = new Uint8Array(LONG.buffer);
 const INT = new Int32Array(1);
@@ -126,7 +129,7 @@ const BOOL = new Uint8Array(1);
 /**
  * Appends the record at content[start, end) to `out` per `plan`. Meta columns (`meta[j]` = default
  * bytes, or a function of nothing for the seqno) take their default when the record has null there;
- * `fixed[j]` overrides column j (the file name).
+ * `fixed[j]` overrides column j (SKIP: column j is not written at all).
  */
 export function appendAvroRecord(
   plan: AvroPackedPlan,
@@ -140,6 +143,7 @@ export function appendAvroRecord(
   const c = new Cursor(content, start);
   const fill = (j: number) => {
     const f = fixed[j];
+    if (f === SKIP) return;
     if (f) return out[j]!.appendBytes(f);
     const d = defaults[j];
     if (d === undefined) return out[j]!.appendNull();

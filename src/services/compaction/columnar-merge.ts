@@ -6,7 +6,7 @@
 // boundaries and footer keys are those of the row path (mergeSliceStreaming + the row writer), which
 // stays the reference and the fallback for anything this path does not take (nested or evolved
 // columns, decimals, dates or timestamps as keys/ordering, no base file).
-import { parquetSchema, type AsyncBuffer, type FileMetaData, type SchemaElement } from 'hyparquet';
+import { parquetSchema, type AsyncBuffer, type ColumnChunk, type FileMetaData, type RowGroup, type SchemaElement } from 'hyparquet';
 import { logReplacesBase, recordKeyOf, scanLogMap, type LogMapEntry, type MergeOptions, type MergeStats, type Row } from '../../merge/index.ts';
 import { compressors, readParquetMetadataFrom, type ParquetFileInfo } from '../../parquet/read.ts';
 import { PackedColumn, packedReadable, readPackedChunk } from '../../parquet/packed.ts';
@@ -17,7 +17,7 @@ import { TblError } from '../../errors/index.ts';
 import { asyncBufferOf, type Storage } from '../../storage/index.ts';
 import { fixUpMergedRow, type MergeJob } from './merge-op.ts';
 import { baseOrderingOf } from './slice-merge.ts';
-import { appendAvroRecord, avroPackedPlan, type AvroPackedPlan } from './avro-packed.ts';
+import { appendAvroRecord, avroPackedPlan, SKIP, type AvroPackedPlan } from './avro-packed.ts';
 
 const utf8 = new TextEncoder();
 const text = new TextDecoder();
@@ -78,14 +78,15 @@ export function columnarPlan(job: MergeJob, base: FileMetaData): FieldPlan[] | u
 /** The log map's entries by their keys' UTF-8 bytes: base rows are looked up without decoding their key. */
 class KeyBytesIndex {
   private readonly keys = new PackedColumn('BYTE_ARRAY', 1024);
-  private readonly hashes: Uint32Array;
+  /** open addressing: [hash, entry index + 1] per slot (0 = empty), one cache line per probe */
   private readonly table: Int32Array;
+  private readonly mask: number;
   private readonly values: LogMapEntry[] = [];
   constructor(entries: Map<string, LogMapEntry>) {
     let size = 64;
     while (size < entries.size * 2) size <<= 1;
-    this.table = new Int32Array(size).fill(-1);
-    this.hashes = new Uint32Array(entries.size);
+    this.mask = size - 1;
+    this.table = new Int32Array(2 * size);
     for (const [key, e] of entries) {
       // a string with lone surrogates never equals a decoded key: the row path cannot match it either
       if (!(key as unknown as { isWellFormed(): boolean }).isWellFormed()) continue;
@@ -93,33 +94,45 @@ class KeyBytesIndex {
       this.keys.appendString(key);
       const h = hashSpan(this.keys.data, this.keys.start(idx), this.keys.end(idx));
       this.values.push(e);
-      this.hashes[idx] = h;
-      let slot = h & (size - 1);
-      while (this.table[slot]! >= 0) slot = (slot + 1) & (size - 1);
-      this.table[slot] = idx;
+      let slot = h & this.mask;
+      while (this.table[2 * slot + 1] !== 0) slot = (slot + 1) & this.mask;
+      this.table[2 * slot] = h;
+      this.table[2 * slot + 1] = idx + 1;
     }
   }
   get(d: Uint8Array, s: number, e: number): LogMapEntry | undefined {
     const h = hashSpan(d, s, e);
-    const mask = this.table.length - 1;
+    const t = this.table;
     const k = this.keys;
-    for (let slot = h & mask; ; slot = (slot + 1) & mask) {
-      const j = this.table[slot]!;
+    const len = e - s;
+    for (let slot = h & this.mask; ; slot = (slot + 1) & this.mask) {
+      const j = t[2 * slot + 1]! - 1;
       if (j < 0) return undefined;
-      if (this.hashes[j] !== h) continue;
-      const ks = k.start(j);
-      const ke = k.end(j);
-      if (ke - ks !== e - s) continue;
-      let same = true;
-      for (let i = 0; i < e - s; i++) {
-        if (k.data[ks + i] !== d[s + i]) {
-          same = false;
-          break;
-        }
-      }
-      if (same) return this.values[j];
+      if (t[2 * slot] !== (h | 0)) continue;
+      const ks = k.offsets[j]!;
+      if (k.offsets[j + 1]! - ks !== len) continue;
+      let x = 0;
+      while (x < len && k.data[ks + x] === d[s + x]) x++;
+      if (x === len) return this.values[j];
     }
   }
+}
+
+/** The bytes of these column chunks in one read, as an AsyncBuffer over just that span. */
+async function readSpan(file: AsyncBuffer, chunks: (ColumnChunk | undefined)[]): Promise<AsyncBuffer> {
+  let from = Infinity;
+  let to = 0;
+  for (const c of chunks) {
+    const md = c?.meta_data;
+    if (!md) continue;
+    const begin = Math.min(Number(md.dictionary_page_offset ?? md.data_page_offset), Number(md.data_page_offset));
+    from = Math.min(from, begin);
+    to = Math.max(to, begin + Number(md.total_compressed_size));
+  }
+  if (to <= from) return file;
+  const span = await file.slice(from, to);
+  const end = (e: number | undefined) => e ?? file.byteLength;
+  return { byteLength: file.byteLength, slice: (s: number, e?: number) => (s >= from && end(e) <= to ? span.slice(s - from, end(e) - from) : file.slice(s, e)) };
 }
 
 function sameBytes(a: PackedColumn, i: number, b: PackedColumn, k: number): boolean {
@@ -231,7 +244,10 @@ export async function mergeColumnar(storage: Storage, job: MergeJob, opts: Merge
   if (!plan) return undefined;
 
   const { entries, stats } = await scanLogMap(storage, job.logFiles, opts);
-  const writerOpts = { schema: job.writerSchema, codec: job.codec, rowGroupSize: job.rowGroupSize, bloomSeed: bloomSeedOf(job, info, plan, entries) };
+  // every row of the new file names it: a constant column the merge never fills
+  const fileNameBytes = new TextEncoder().encode(job.fileName);
+  const constants = plan.map((f) => (f.name === '_hoodie_file_name' ? fileNameBytes : undefined));
+  const writerOpts = { schema: job.writerSchema, codec: job.codec, rowGroupSize: job.rowGroupSize, bloomSeed: bloomSeedOf(job, info, plan, entries), constants };
   const writer = openHoodiePackedWriter(writerOpts);
   return mergeInto(writer, storage, job, plan, info, file, entries, stats, writerOpts.bloomSeed !== undefined);
 }
@@ -276,7 +292,6 @@ async function mergeInto(
   const jFile = at('_hoodie_file_name');
   const instantBytes = utf8.encode(job.instant);
   const partitionBytes = utf8.encode(job.partition);
-  const fileNameBytes = utf8.encode(job.fileName);
   const written = () => writer.rowCount + outRows;
   const keyFields = [jKey, ...config.recordKeyFields.map(at)];
   const orderingFields = config.orderingFields.map(at);
@@ -284,7 +299,7 @@ async function mergeInto(
   // a log record through the row path's fix-ups and converters
   const emitRow = (row: Row, key: string): void => {
     fixUpMergedRow(row, key, written(), job);
-    for (let j = 0; j < J; j++) appendValue(out[j]!, plan[j]!.convert(row[plan[j]!.name]), plan[j]!);
+    for (let j = 0; j < J; j++) if (j !== jFile) appendValue(out[j]!, plan[j]!.convert(row[plan[j]!.name]), plan[j]!);
     if (++outRows === writer.groupRows) flush();
   };
   // a log record from its Avro bytes when its block schema allows (the same values, no decoded object)
@@ -297,7 +312,7 @@ async function mergeInto(
   if (jPart >= 0) defaults[jPart] = partitionBytes;
   if (jSeq >= 0) defaults[jSeq] = () => utf8.encode(`${job.instant}_${job.index}_${written()}`);
   if (jKey >= 0) defaults[jKey] = () => utf8.encode(emittingKey);
-  const fixed: (Uint8Array | undefined)[] = plan.map((_, j) => (j === jFile ? fileNameBytes : undefined));
+  const fixed: (Uint8Array | undefined)[] = plan.map((_, j) => (j === jFile ? SKIP : undefined));
   const emitLog = (log: LogMapEntry, key: string): void => {
     const a = log.avroBytes();
     if (a) {
@@ -317,15 +332,24 @@ async function mergeInto(
   let start = 0;
   // base columns read into the same buffers row group after row group; the file name is never read
   const cols: (PackedColumn | undefined)[] = plan.map((f, j) => (f.inBase && j !== jFile ? new PackedColumn(f.element.type!, 1024) : undefined));
-  for (const rg of info.metadata.row_groups) {
+  const chunksOf = (rg: RowGroup) => plan.map((f, j) => (cols[j] ? rg.columns[chunkIndex.get(f.name)!]! : undefined));
+  // one read per row group (its column chunks are adjacent), the next one read while this one merges
+  const groups = info.metadata.row_groups;
+  const prefetch = (g: number) => (g < groups.length ? readSpan(file, chunksOf(groups[g]!)) : undefined);
+  let next = prefetch(0);
+  for (const [g, rg] of groups.entries()) {
     await settle(1);
+    const bytes = await next!;
+    next = prefetch(g + 1);
+    next?.catch(() => undefined);
     const n = Number(rg.num_rows);
     const end = start + n;
+    const chunks = chunksOf(rg);
     for (const [j, f] of plan.entries()) {
       const col = cols[j];
       if (!col) continue;
       col.reset();
-      await readPackedChunk(file, rg.columns[chunkIndex.get(f.name)!]!, f.element, compressors, col);
+      await readPackedChunk(bytes, chunks[j]!, f.element, compressors, col);
       if (col.length !== n) throw new TblError('parquet', `column ${f.name} of ${path} has ${col.length} values in a row group of ${n} rows`, { path });
     }
     start = end;
@@ -347,9 +371,8 @@ async function mergeInto(
         for (let j = 0; j < J; j++) {
           const src = cols[j];
           const dst = out[j]!;
-          if (j === jFile) {
-            for (let i = 0; i < take; i++) dst.appendBytes(fileNameBytes);
-          } else if (!src) {
+          if (j === jFile) continue;
+          if (!src) {
             for (let i = 0; i < take; i++) dst.appendNull();
           } else if ((j === jCommit || j === jPart || j === jSeq || j === jKey) && src.nullsIn(from, from + take) > 0) {
             for (let i = 0; i < take; i++) {

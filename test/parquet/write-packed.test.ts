@@ -1,0 +1,57 @@
+// openHoodiePackedWriter's constant columns (the compacted file's _hoodie_file_name): the bytes equal
+// those of the same column filled value by value, for every group size (one row stays PLAIN, as the
+// dictionary rule gives, two and more take the dictionary).
+import { describe, expect, it } from 'vitest';
+import { PackedColumn } from '../../src/parquet/packed.ts';
+import { openHoodiePackedWriter } from '../../src/parquet/write-packed.ts';
+import { withHoodieMetaFields } from '../../src/parquet/write.ts';
+
+const schema = withHoodieMetaFields({ type: 'record', name: 'r', fields: [{ name: 'v', type: 'long' }] });
+const utf8 = new TextEncoder();
+const NAME = utf8.encode('fg_1-0-0_20250101000000000.parquet');
+
+function group(n: number, first: number, fill: boolean): PackedColumn[] {
+  const cols = schema.fields.map((f) => new PackedColumn(f.name === 'v' ? 'INT64' : 'BYTE_ARRAY', 8));
+  const long = new DataView(new ArrayBuffer(8));
+  for (let i = first; i < first + n; i++) {
+    cols[0]!.appendString('20250101000000000');
+    cols[1]!.appendString(`20250101000000000_0_${i}`);
+    cols[2]!.appendString(`key-${i}`);
+    cols[3]!.appendString('p');
+    if (fill) cols[4]!.appendBytes(NAME);
+    long.setBigInt64(0, BigInt(i * 3), true);
+    cols[5]!.appendBytes(new Uint8Array(long.buffer));
+  }
+  return cols;
+}
+
+describe('packed writer constant columns', () => {
+  for (const sizes of [[1], [2], [5, 1], [7, 2, 1], [300, 300, 17]]) {
+    it(`row groups of ${sizes.join(', ')} rows: same bytes as the filled column`, async () => {
+      const write = async (constant: boolean) => {
+        const w = openHoodiePackedWriter({ schema, rowGroupSize: 300, constants: constant ? [undefined, undefined, undefined, undefined, NAME, undefined] : undefined });
+        let first = 0;
+        for (const n of sizes) {
+          await w.writeGroup(group(n, first, !constant));
+          first += n;
+        }
+        return (await w.finish()).bytes;
+      };
+      expect(Buffer.compare(await write(true), await write(false))).toBe(0);
+    });
+  }
+
+  it('recycle hands back the last group emptied, with its buffers', async () => {
+    const w = openHoodiePackedWriter({ schema, rowGroupSize: 10 });
+    expect(w.recycle()).toBeUndefined();
+    const cols = group(10, 0, true);
+    const data = cols[2]!.data;
+    const done = w.writeGroup(cols);
+    const back = w.recycle()!;
+    expect(back[2]).toBe(cols[2]);
+    expect(back[2]!.length).toBe(0);
+    expect(back[2]!.data).toBe(data);
+    await done;
+    expect((await w.finish()).rowCount).toBe(10);
+  });
+});
