@@ -86,6 +86,13 @@ export class PackedColumn {
     this.data = data;
   }
 
+  private dv: DataView | undefined;
+  /** A DataView over data (made again only when data was replaced). */
+  view(): DataView {
+    if (!this.dv || this.dv.buffer !== this.data.buffer || this.dv.byteOffset !== this.data.byteOffset) this.dv = new DataView(this.data.buffer, this.data.byteOffset, this.data.byteLength);
+    return this.dv;
+  }
+
   /** Start (inclusive) and end (exclusive) of value i's bytes. */
   start(i: number): number {
     return this.width ? i * this.width : this.offsets[i]!;
@@ -148,6 +155,84 @@ export class PackedColumn {
     this.nulls[this.length] = 0;
     this.length++;
     if (!this.width) this.offsets[this.length] = at;
+  }
+
+  /**
+   * Appends a PLAIN BYTE_ARRAY page's values (length-prefixed, from bytes[at]) for pageRows rows, nulls[i]
+   * = 1 taking no value; returns the position after the last value.
+   */
+  appendPlainByteArrays(bytes: Uint8Array, at: number, pageRows: number, nulls: Uint8Array | undefined): number {
+    this.growRows(pageRows);
+    this.growBytes(bytes.length - at);
+    const d = this.data;
+    const o = this.offsets;
+    const nl = this.nulls;
+    let size = this.size;
+    let row = this.length;
+    for (let i = 0; i < pageRows; i++, row++) {
+      if (nulls && nulls[i]) {
+        nl[row] = 1;
+        this.nullCount++;
+        o[row + 1] = size;
+        continue;
+      }
+      const len = (bytes[at]! | (bytes[at + 1]! << 8) | (bytes[at + 2]! << 16) | (bytes[at + 3]! << 24)) >>> 0;
+      at += 4;
+      if (at + len > bytes.length) throw new Error(`byte array of ${len} bytes runs past its page`);
+      if (len <= 32) for (let k = at; k < at + len; k++) d[size++] = bytes[k]!;
+      else {
+        d.set(bytes.subarray(at, at + len), size);
+        size += len;
+      }
+      at += len;
+      nl[row] = 0;
+      o[row + 1] = size;
+    }
+    this.size = size;
+    this.length = row;
+    return at;
+  }
+
+  /** Appends dict[idx[k]] per non-null row of a page (nulls[i] = 1 takes no index). */
+  appendDictValues(dict: PackedColumn, idx: Int32Array, pageRows: number, nulls: Uint8Array | undefined): void {
+    this.growRows(pageRows);
+    const w = this.width;
+    let bytes = 0;
+    let k = 0;
+    for (let i = 0; i < pageRows; i++) {
+      if (nulls && nulls[i]) {
+        bytes += w;
+        continue;
+      }
+      const x = idx[k++]!;
+      if (x < 0 || x >= dict.length) throw new Error(`dictionary index ${x} out of ${dict.length}`);
+      bytes += dict.end(x) - dict.start(x);
+    }
+    this.growBytes(bytes);
+    const d = this.data;
+    const dd = dict.data;
+    const o = this.offsets;
+    const nl = this.nulls;
+    let size = this.size;
+    let row = this.length;
+    k = 0;
+    for (let i = 0; i < pageRows; i++, row++) {
+      if (nulls && nulls[i]) {
+        nl[row] = 1;
+        this.nullCount++;
+        if (w) d.fill(0, size, (size += w));
+        else o[row + 1] = size;
+        continue;
+      }
+      const x = idx[k++]!;
+      const s = w ? x * w : dict.offsets[x]!;
+      const e = w ? s + w : dict.offsets[x + 1]!;
+      for (let b = s; b < e; b++) d[size++] = dd[b]!;
+      nl[row] = 0;
+      if (!w) o[row + 1] = size;
+    }
+    this.size = size;
+    this.length = row;
   }
 
   /** Appends value i of `src` (same type). */
@@ -221,10 +306,6 @@ export function packedReadable(chunk: ColumnChunk, element: SchemaElement): bool
   return md.encodings.every((e) => PLAIN_ENCODINGS.has(e));
 }
 
-function u32(view: DataView, at: number): number {
-  return view.getUint32(at, true);
-}
-
 /** PLAIN values (count of them) at reader into `out`. */
 function readPlainInto(out: PackedColumn, r: Reader, count: number, nulls: Uint8Array | undefined, pageRows: number): void {
   const bytes = new Uint8Array(r.view.buffer, r.view.byteOffset, r.view.byteLength);
@@ -255,19 +336,17 @@ function readPlainInto(out: PackedColumn, r: Reader, count: number, nulls: Uint8
     r.offset = v + count * w;
     return;
   }
+  if (!w) {
+    r.offset = out.appendPlainByteArrays(bytes, v, pageRows, nulls);
+    return;
+  }
   for (let i = 0; i < pageRows; i++) {
     if (nulls && nulls[i]) {
       out.appendNull();
       continue;
     }
-    if (w) {
-      out.appendBytes(bytes, v, v + w);
-      v += w;
-    } else {
-      const len = u32(r.view, v);
-      out.appendBytes(bytes, v + 4, v + 4 + len);
-      v += 4 + len;
-    }
+    out.appendBytes(bytes, v, v + w);
+    v += w;
   }
   r.offset = v;
 }
@@ -280,15 +359,7 @@ function readDictInto(out: PackedColumn, dict: PackedColumn, r: Reader, end: num
   const bitWidth = r.view.getUint8(r.offset++);
   const idx = new Int32Array(count);
   if (bitWidth) readRleBitPackedHybrid(r, bitWidth, idx, end - r.offset);
-  let k = 0;
-  for (let i = 0; i < pageRows; i++) {
-    if (nulls && nulls[i]) out.appendNull();
-    else {
-      const d = idx[k++]!;
-      if (d >= dict.length) throw new Error(`dictionary index ${d} out of ${dict.length}`);
-      out.appendFrom(dict, d);
-    }
-  }
+  out.appendDictValues(dict, idx, pageRows, nulls);
 }
 
 /** Definition levels of a flat optional column as null flags (1 = null). */

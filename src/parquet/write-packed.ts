@@ -196,8 +196,10 @@ function statistics(col: PackedColumn, values: PackedColumn, element: SchemaElem
       if (values.nulls[i]) continue;
       const s = values.start(i);
       const e = values.end(i);
-      if (lo < 0 || cmpBytes(d, s, e, d, values.start(lo), values.end(lo)) < 0) lo = i;
-      if (hi < 0 || cmpBytes(d, s, e, d, values.start(hi), values.end(hi)) > 0) hi = i;
+      // increasing values (keys, sequence numbers) are decided by one comparison
+      if (hi < 0) lo = hi = i;
+      else if (cmpBytes(d, s, e, d, values.start(hi), values.end(hi)) > 0) hi = i;
+      else if (cmpBytes(d, s, e, d, values.start(lo), values.end(lo)) < 0) lo = i;
     }
     if (lo >= 0) {
       stats.min_value = d.slice(values.start(lo), values.end(lo));
@@ -460,8 +462,9 @@ export function openHoodiePackedWriter(opts: HoodieParquetWriterOptions & { bloo
       if (first + i >= seeded) keys.bloom?.addBytes(d, s, e);
       // UTF-8 byte order is UTF-16 order (Java's String.compareTo) unless U+E000.. or supplementary characters occur
       for (let k = s; k < e; k++) if (d[k]! >= 0xee) plain = false;
-      if (lo < 0 || cmpBytes(d, s, e, d, col.start(lo), col.end(lo)) < 0) lo = i;
-      if (hi < 0 || cmpBytes(d, s, e, d, col.start(hi), col.end(hi)) > 0) hi = i;
+      if (hi < 0) lo = hi = i;
+      else if (cmpBytes(d, s, e, d, col.start(hi), col.end(hi)) > 0) hi = i;
+      else if (cmpBytes(d, s, e, d, col.start(lo), col.end(lo)) < 0) lo = i;
     }
     const text = new TextDecoder();
     const str = (i: number) => text.decode(d.subarray(col.start(i), col.end(i)));

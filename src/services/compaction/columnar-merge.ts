@@ -7,7 +7,7 @@
 // stays the reference and the fallback for anything this path does not take (nested or evolved
 // columns, decimals, dates or timestamps as keys/ordering, no base file).
 import { parquetSchema, type AsyncBuffer, type ColumnChunk, type FileMetaData, type RowGroup, type SchemaElement } from 'hyparquet';
-import { logReplacesBase, recordKeyOf, scanLogMap, type LogMapEntry, type MergeOptions, type MergeStats, type Row } from '../../merge/index.ts';
+import { javaClassOf, logReplacesBase, NATURAL, recordKeyOf, scanLogMap, type LogMapEntry, type MergeOptions, type MergeStats, type Ordering, type Row } from '../../merge/index.ts';
 import { compressors, readParquetMetadataFrom, type ParquetFileInfo } from '../../parquet/read.ts';
 import { PackedColumn, packedReadable, readPackedChunk } from '../../parquet/packed.ts';
 import { avroToParquetSchema, fieldConverter, FOOTER_BLOOM_FILTER, FOOTER_BLOOM_TYPE_CODE, prepareHoodieSchema } from '../../parquet/write.ts';
@@ -16,7 +16,6 @@ import { HoodieBloomFilter } from '../../parquet/bloom.ts';
 import { TblError } from '../../errors/index.ts';
 import { asyncBufferOf, type Storage } from '../../storage/index.ts';
 import { fixUpMergedRow, type MergeJob } from './merge-op.ts';
-import { baseOrderingOf } from './slice-merge.ts';
 import { appendAvroRecord, avroPackedPlan, SKIP, type AvroPackedPlan } from './avro-packed.ts';
 
 const utf8 = new TextEncoder();
@@ -199,7 +198,7 @@ function appendValue(col: PackedColumn, v: unknown, f: FieldPlan): void {
 function rowValue(col: PackedColumn | undefined, i: number): unknown {
   if (!col || col.nulls[i]) return null;
   const s = col.start(i);
-  const dv = new DataView(col.data.buffer, col.data.byteOffset);
+  const dv = col.view();
   switch (col.type) {
     case 'BYTE_ARRAY':
       return text.decode(col.data.subarray(s, col.end(i)));
@@ -294,6 +293,7 @@ async function mergeInto(
   const partitionBytes = utf8.encode(job.partition);
   const written = () => writer.rowCount + outRows;
   const keyFields = [jKey, ...config.recordKeyFields.map(at)];
+  const ordering: { values: unknown[]; classes: Ordering['classes'] } = { values: [], classes: [] };
   const orderingFields = config.orderingFields.map(at);
 
   // a log record through the row path's fix-ups and converters
@@ -355,6 +355,16 @@ async function mergeInto(
     start = end;
     stats.baseRecords += n;
     const metaKeys = cols[jKey]!;
+    // baseOrderingOf(the base row) in one reused object: logReplacesBase only reads it
+    const baseOrdering = (i: number): Ordering => {
+      if (orderingFields.length === 0) return NATURAL;
+      for (let k = 0; k < orderingFields.length; k++) {
+        const v = rowValue(cols[orderingFields[k]!], i);
+        ordering.values[k] = v;
+        ordering.classes[k] = javaClassOf(v);
+      }
+      return ordering;
+    };
     const baseRow = (i: number, js: number[]): Row => {
       const r: Row = {};
       for (const j of js) r[plan[j]!.name] = rowValue(cols[j], i);
@@ -404,7 +414,7 @@ async function mergeInto(
       if (!log) continue;
       key ??= log.key;
       log.matched = true;
-      if (!logReplacesBase(baseOrderingOf(baseRow(i, orderingFields), config), log.deleted, log.ordering, config)) continue;
+      if (!logReplacesBase(baseOrdering(i), log.deleted, log.ordering, config)) continue;
       // row i leaves the base run: the run so far goes out, then the log record (or nothing)
       copyRun(run, i);
       run = i + 1;
