@@ -6,7 +6,8 @@
 // issue's floor; its default codec SNAPPY, all cores) and hyparquet + hyparquet-writer rewriting it
 // the way compaction does (one row group read at a time, incremental writer, GZIP). Codec-matched lines:
 // DuckDB with COMPRESSION GZIP against compaction's default GZIP, and compaction with codec SNAPPY
-// against DuckDB's SNAPPY. Never asserted.
+// against DuckDB's SNAPPY; and compaction at GZIP level 1 (faster, larger pages) beside the default 6.
+// Never asserted.
 // Usage: node bench/compaction.mjs  (env BENCH_MERGE_ROWS=1000000, BENCH_MERGE_LOG_ROWS=50000,
 //        BENCH_BASE_ROW_GROUP=100000, BENCH_OUT_ROW_GROUP (compaction's output row group, default its own),
 //        BENCH_WORKERS=always|never|auto (where each file group is merged, default always),
@@ -80,6 +81,7 @@ async function generate(lib) {
 async function measure(mode, table) {
   const t0 = process.hrtime.bigint();
   let records;
+  let bytes;
   if (mode === 'duckdb' || mode === 'duckdb-gzip') {
     const { DuckDBInstance } = await import('@duckdb/node-api');
     const db = await DuckDBInstance.create(':memory:');
@@ -93,13 +95,15 @@ async function measure(mode, table) {
     c.closeSync();
   } else {
     const lib = await import(libFile);
-    if (mode === 'compaction' || mode === 'compaction-snappy') {
+    if (mode.startsWith('compaction')) {
       const t = await lib.openTable(table);
       const s = await lib.scheduleCompaction(t, { strategy: 'all', clockSkewMs: 0 });
       const codec = mode === 'compaction-snappy' ? 'SNAPPY' : undefined;
-      const r = await lib.runCompaction(await lib.openTable(table), { clockSkewMs: 0, parallelism: 1, codec, fileGroupWorkers: process.env.BENCH_WORKERS ?? 'always', rowGroupSize: process.env.BENCH_OUT_ROW_GROUP ? Number(process.env.BENCH_OUT_ROW_GROUP) : undefined });
+      const gzipLevel = mode === 'compaction-gzip1' ? 1 : undefined;
+      const r = await lib.runCompaction(await lib.openTable(table), { clockSkewMs: 0, parallelism: 1, codec, gzipLevel, fileGroupWorkers: process.env.BENCH_WORKERS ?? 'always', rowGroupSize: process.env.BENCH_OUT_ROW_GROUP ? Number(process.env.BENCH_OUT_ROW_GROUP) : undefined });
       if (r.status !== 'completed') throw new Error(`compaction ${s.instant}: ${r.status}`);
       records = r.writeStats[0].numWrites;
+      bytes = r.writeStats[0].fileSizeInBytes;
     } else {
       // hyparquet floor: compaction's read and write path without the log scan and the merge
       const storage = new lib.LocalStorage();
@@ -117,7 +121,7 @@ async function measure(mode, table) {
     }
   }
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-  process.stdout.write(JSON.stringify({ ms, records, maxRssMB: process.resourceUsage().maxRSS / 1024 }));
+  process.stdout.write(JSON.stringify({ ms, records, bytes, maxRssMB: process.resourceUsage().maxRSS / 1024 }));
 }
 
 if (process.argv[2] === '--measure') {
@@ -133,7 +137,7 @@ if (process.argv[2] === '--measure') {
   }
   const sliceBytes = readdirSync(join(dir, 'table')).filter((n) => !n.startsWith('.hoodie')).reduce((s, n) => s + statSync(join(dir, 'table', n)).size, 0);
   const runs = Number(process.env.BENCH_RUNS ?? 3);
-  const res = { compaction: [], 'compaction-snappy': [], floor: [], duckdb: [], 'duckdb-gzip': [] };
+  const res = { compaction: [], 'compaction-snappy': [], 'compaction-gzip1': [], floor: [], duckdb: [], 'duckdb-gzip': [] };
   for (let r = 0; r < runs; r++) {
     for (const mode of Object.keys(res)) {
       const copy = join(dir, `run-${mode}-${r}`);
@@ -149,17 +153,19 @@ if (process.argv[2] === '--measure') {
   const med = (xs) => [...xs].sort((a, b) => a.ms - b.ms)[Math.floor(xs.length / 2)];
   const c = med(res.compaction);
   const cs = med(res['compaction-snappy']);
+  const c1 = med(res['compaction-gzip1']);
   const f = med(res.floor);
   const d = med(res.duckdb);
   const dg = med(res['duckdb-gzip']);
   const inputRecords = ROWS + LOGS * LOG_ROWS;
   const rps = (inputRecords / c.ms) * 1000;
   const srps = (inputRecords / cs.ms) * 1000;
+  const g1rps = (inputRecords / c1.ms) * 1000;
   const frps = (ROWS / f.ms) * 1000;
   const drps = (ROWS / d.ms) * 1000;
   const dgrps = (ROWS / dg.ms) * 1000;
   const peak = (xs) => Math.round(Math.max(...xs.map((x) => x.maxRssMB)));
-  const rss = Math.max(peak(res.compaction), peak(res['compaction-snappy']));
+  const rss = Math.max(peak(res.compaction), peak(res['compaction-snappy']), peak(res['compaction-gzip1']));
   const goal = Math.round((2 * sliceBytes) / 1048576 + 300);
   console.log(
     (process.env.BENCH_NODE_FLAGS ? `compaction process flags: ${process.env.BENCH_NODE_FLAGS}\n` : '') +
@@ -170,11 +176,13 @@ if (process.argv[2] === '--measure') {
       `compaction/DuckDB = ${(rps / drps).toFixed(2)} (goal ≥ 0.33: ${rps / drps >= 1 / 3 ? 'met' : 'missed'})\n` +
       `codec-matched: DuckDB GZIP (COMPRESSION GZIP): median ${(dg.ms / 1000).toFixed(2)} s → ${Math.round(dgrps).toLocaleString('en')} records/s; compaction (GZIP)/DuckDB GZIP = ${(rps / dgrps).toFixed(2)}\n` +
       `codec-matched: compaction --codec SNAPPY: median ${(cs.ms / 1000).toFixed(2)} s → ${Math.round(srps).toLocaleString('en')} records/s, peak RSS ${peak(res['compaction-snappy'])} MB; compaction SNAPPY/DuckDB SNAPPY = ${(srps / drps).toFixed(2)}\n` +
+      `GZIP level 1 (gzipLevel: 1; default 6 as Hudi): compaction median ${(c1.ms / 1000).toFixed(2)} s → ${Math.round(g1rps).toLocaleString('en')} records/s, file ${(c1.bytes / 1048576).toFixed(1)} MB vs ${(c.bytes / 1048576).toFixed(1)} MB at level 6; ` +
+      `compaction gzip1/DuckDB SNAPPY = ${(g1rps / drps).toFixed(2)}, /DuckDB GZIP = ${(g1rps / dgrps).toFixed(2)}\n` +
       `hyparquet floor (row-group read + incremental GZIP rewrite of the base file): median ${(f.ms / 1000).toFixed(2)} s → ${Math.round(frps).toLocaleString('en')} records/s, peak RSS ${peak(res.floor)} MB; ` +
       `compaction/hyparquet = ${(rps / frps).toFixed(2)}`,
   );
   writeFileSync(
     join(out, 'compaction.json'),
-    JSON.stringify({ rows: ROWS, logRows: LOG_ROWS, logs: LOGS, baseRowGroup: BASE_RG, nodeFlags: process.env.BENCH_NODE_FLAGS ?? null, fileGroupWorkers: process.env.BENCH_WORKERS ?? 'always', sliceBytes, recordsPerSecond: rps, snappyRecordsPerSecond: srps, duckdbRecordsPerSecond: drps, duckdbGzipRecordsPerSecond: dgrps, floorRecordsPerSecond: frps, peakRssMB: rss, peakRssGoalMB: goal, runs: res }, null, 2),
+    JSON.stringify({ rows: ROWS, logRows: LOG_ROWS, logs: LOGS, baseRowGroup: BASE_RG, nodeFlags: process.env.BENCH_NODE_FLAGS ?? null, fileGroupWorkers: process.env.BENCH_WORKERS ?? 'always', sliceBytes, recordsPerSecond: rps, snappyRecordsPerSecond: srps, gzipLevel1RecordsPerSecond: g1rps, duckdbRecordsPerSecond: drps, duckdbGzipRecordsPerSecond: dgrps, floorRecordsPerSecond: frps, peakRssMB: rss, peakRssGoalMB: goal, runs: res }, null, 2),
   );
 }

@@ -16,7 +16,7 @@ import { TblError } from '../errors/index.ts';
 import { HoodieBloomFilter } from './bloom.ts';
 import { PackedColumn } from './packed.ts';
 import { ChunkWriter, DEFAULT_ROW_GROUP_ROWS, type HoodieParquetWriterOptions } from './write-incremental.ts';
-import { hoodieFooterKv, hoodieWriterOptions, prepareHoodieSchema, RecordKeyTracker, writeFailed, type HoodieParquetFile } from './write.ts';
+import { gzipLevelOf, hoodieFooterKv, hoodieWriterOptions, prepareHoodieSchema, RecordKeyTracker, writeFailed, type HoodieParquetFile } from './write.ts';
 
 export interface HoodiePackedWriter {
   readonly groupRows: number;
@@ -37,10 +37,11 @@ export interface HoodiePackedWriter {
 
 type Codec = 'GZIP' | 'SNAPPY' | 'UNCOMPRESSED';
 
-function compress(codec: Codec, b: Uint8Array): Promise<Uint8Array> {
-  if (codec === 'UNCOMPRESSED' || b.length === 0 && codec !== 'GZIP') return Promise.resolve(b);
+function compress(codec: Codec, level: number, b: Uint8Array): Promise<Uint8Array> {
+  if (codec === 'UNCOMPRESSED' || (b.length === 0 && codec !== 'GZIP')) return Promise.resolve(b);
   if (codec === 'SNAPPY') return Promise.resolve(snappyCompress(b));
-  return new Promise((resolve, reject) => gzip(b, (e, out) => (e ? reject(e) : resolve(new Uint8Array(out.buffer, out.byteOffset, out.byteLength)))));
+  // on libuv's pool; the same bytes as the row writer's gzipSync at this level
+  return new Promise((resolve, reject) => gzip(b, { level }, (e, out) => (e ? reject(e) : resolve(new Uint8Array(out.buffer, out.byteOffset, out.byteLength)))));
 }
 
 // ---- dictionary ----
@@ -435,6 +436,7 @@ export function openHoodiePackedWriter(opts: HoodieParquetWriterOptions & { bloo
   const groupRows = opts.rowGroupSize ?? DEFAULT_ROW_GROUP_ROWS;
   const pageSize = opts.pageSize ?? 1048576;
   const codec: Codec = opts.codec ?? 'GZIP';
+  const level = gzipLevelOf(opts.gzipLevel);
   const elements = p.parquetSchema.slice(1);
   if (elements.length !== schema.fields.length) throw writeFailed(schema, new PackedWriteError('nested fields are not written packed'));
   const sink = new ChunkWriter();
@@ -576,9 +578,9 @@ export function openHoodiePackedWriter(opts: HoodieParquetWriterOptions & { bloo
           let dictPart: EncodedColumn['dict'];
           if (dict) {
             const values = plainBytes(dict, 0, dict.length);
-            dictPart = { values, count: dict.length, compressed: compress(codec, values) };
+            dictPart = { values, count: dict.length, compressed: compress(codec, level, values) };
           }
-          return { element, dict: dictPart, pages: pages.map((pg) => ({ ...pg, compressed: compress(codec, pg.values) })), stats, rows: n };
+          return { element, dict: dictPart, pages: pages.map((pg) => ({ ...pg, compressed: compress(codec, level, pg.values) })), stats, rows: n };
         });
       } catch (e) {
         throw writeFailed(schema, e);

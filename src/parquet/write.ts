@@ -263,6 +263,8 @@ export interface HoodieParquetWriteOptions {
   rows: readonly Record<string, unknown>[];
   /** hoodie.parquet.compression.codec; default GZIP as Hudi. */
   codec?: ParquetCodec;
+  /** zlib level of GZIP pages, 1 (fastest) to 9; default 6, zlib's default, which Hadoop's GzipCodec (Hudi) uses */
+  gzipLevel?: number;
   /** Rows per row group (hyparquet-writer sizes row groups by rows, not bytes); default 1,000,000. */
   rowGroupSize?: number;
   /** Target page size in bytes (hoodie.parquet.page.size, default 1 MiB). */
@@ -284,7 +286,21 @@ export interface HoodieParquetFile {
 
 export const DEFAULT_CREATED_BY = 'tblcli (hyparquet-writer 0.17)';
 
-const compressors = { GZIP: (input: Uint8Array) => new Uint8Array(gzipSync(input)) };
+export const DEFAULT_GZIP_LEVEL = 6;
+
+export function gzipLevelOf(level: number | undefined): number {
+  const l = level ?? DEFAULT_GZIP_LEVEL;
+  if (!Number.isInteger(l) || l < 1 || l > 9) throw new TblError('usage', `GZIP level must be an integer from 1 to 9, got ${level}`);
+  return l;
+}
+
+const compressorsByLevel = new Map<number, { GZIP: (input: Uint8Array) => Uint8Array }>();
+function compressorsFor(level: number | undefined) {
+  const l = gzipLevelOf(level);
+  let c = compressorsByLevel.get(l);
+  if (!c) compressorsByLevel.set(l, (c = { GZIP: (input: Uint8Array) => new Uint8Array(gzipSync(input, { level: l })) }));
+  return c;
+}
 
 // ---- pieces shared with the incremental writer (write-incremental.ts) ----
 
@@ -370,12 +386,12 @@ export function hoodieFooterKv(schema: AvroRecordSchema, keys: RecordKeyTracker)
 }
 
 /** ParquetWriter options common to both writers. */
-export function hoodieWriterOptions(p: PreparedHoodieSchema, opts: { codec?: ParquetCodec; createdBy?: string }) {
+export function hoodieWriterOptions(p: PreparedHoodieSchema, opts: { codec?: ParquetCodec; gzipLevel?: number; createdBy?: string }) {
   return {
     // hyparquet-writer bundles its own hyparquet copy; the SchemaElement shapes are identical
     schema: p.parquetSchema as NonNullable<Parameters<typeof parquetWrite>[0]['schema']>,
     codec: (opts.codec ?? 'GZIP') as CompressionCodec,
-    compressors,
+    compressors: compressorsFor(opts.gzipLevel),
     statistics: true,
     statisticsTruncateLength: Infinity,
     createdBy: opts.createdBy ?? DEFAULT_CREATED_BY,

@@ -4,7 +4,9 @@
 import { describe, expect, it } from 'vitest';
 import { PackedColumn } from '../../src/parquet/packed.ts';
 import { openHoodiePackedWriter } from '../../src/parquet/write-packed.ts';
-import { withHoodieMetaFields } from '../../src/parquet/write.ts';
+import { withHoodieMetaFields, writeHoodieParquet } from '../../src/parquet/write.ts';
+import { compressors } from '../../src/parquet/read.ts';
+import { parquetReadObjects } from 'hyparquet';
 
 const schema = withHoodieMetaFields({ type: 'record', name: 'r', fields: [{ name: 'v', type: 'long' }] });
 const utf8 = new TextEncoder();
@@ -53,5 +55,27 @@ describe('packed writer constant columns', () => {
     expect(back[2]!.data).toBe(data);
     await done;
     expect((await w.finish()).rowCount).toBe(10);
+  });
+});
+
+describe('GZIP level', () => {
+  it('the level reaches the pages (6 is the default, 1 differs), both writers read back alike at level 1, bad levels are refused', async () => {
+    const bytes = async (gzipLevel?: number) => {
+      const w = openHoodiePackedWriter({ schema, rowGroupSize: 300, gzipLevel });
+      await w.writeGroup(group(300, 0, true));
+      return (await w.finish()).bytes;
+    };
+    const rows = (gzipLevel?: number) => {
+      const r = Array.from({ length: 300 }, (_, i) => ({ _hoodie_commit_time: '20250101000000000', _hoodie_commit_seqno: `20250101000000000_0_${i}`, _hoodie_record_key: `key-${i}`, _hoodie_partition_path: 'p', _hoodie_file_name: 'fg_1-0-0_20250101000000000.parquet', v: BigInt(i * 3) }));
+      return writeHoodieParquet({ schema, rows: r, rowGroupSize: 300, gzipLevel });
+    };
+    const d6 = await bytes();
+    expect(Buffer.compare(await bytes(6), d6)).toBe(0);
+    expect(Buffer.compare(await bytes(1), d6)).not.toBe(0);
+    // both writers compress with zlib at the given level: their GZIP outputs read back the same
+    const back = async (b: Uint8Array) => parquetReadObjects({ file: b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer, compressors });
+    expect(await back(await bytes(1))).toEqual(await back(rows(1).bytes));
+    expect(() => openHoodiePackedWriter({ schema, gzipLevel: 0 })).toThrow(/GZIP level/);
+    expect(() => writeHoodieParquet({ schema, rows: [], gzipLevel: 10 })).toThrow(/GZIP level/);
   });
 });

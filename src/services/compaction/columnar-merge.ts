@@ -246,7 +246,7 @@ export async function mergeColumnar(storage: Storage, job: MergeJob, opts: Merge
   // every row of the new file names it: a constant column the merge never fills
   const fileNameBytes = new TextEncoder().encode(job.fileName);
   const constants = plan.map((f) => (f.name === '_hoodie_file_name' ? fileNameBytes : undefined));
-  const writerOpts = { schema: job.writerSchema, codec: job.codec, rowGroupSize: job.rowGroupSize, bloomSeed: bloomSeedOf(job, info, plan, entries), constants };
+  const writerOpts = { schema: job.writerSchema, codec: job.codec, gzipLevel: job.gzipLevel, rowGroupSize: job.rowGroupSize, bloomSeed: bloomSeedOf(job, info, plan, entries), constants };
   const writer = openHoodiePackedWriter(writerOpts);
   return mergeInto(writer, storage, job, plan, info, file, entries, stats, writerOpts.bloomSeed !== undefined);
 }

@@ -34,6 +34,8 @@ export interface MergeJob {
   config: MergeConfig;
   committed: CommittedInstants;
   codec?: ParquetCodec;
+  /** zlib level of GZIP pages (default 6, as Hudi's GzipCodec) */
+  gzipLevel?: number;
   rowGroupSize: number;
   /** 'rows' forces the row path (the reference the packed path is tested against); default: packed when it can */
   mergePath?: 'auto' | 'rows';
@@ -80,7 +82,7 @@ export async function mergeToParquet(storage: Storage, job: MergeJob): Promise<M
   // rows go to the writer as they are merged: only the open row group (as column values) and the
   // compressed file so far are held; base rows are fixed up in place (fresh objects from the reader),
   // log rows are used once
-  const writer = openHoodieParquetWriter({ schema: job.writerSchema, codec: job.codec, rowGroupSize: job.rowGroupSize });
+  const writer = openHoodieParquetWriter({ schema: job.writerSchema, codec: job.codec, gzipLevel: job.gzipLevel, rowGroupSize: job.rowGroupSize });
   const stats = await mergeSliceStreaming(storage, sliceOf(job), opts, (out, key) => {
     fixUpMergedRow(out, key, writer.rowCount, job);
     writer.writeRow(out);
