@@ -255,8 +255,10 @@ export class PackedColumn {
       const sd = src.data;
       for (let k = s, at = this.size; k < e; k++) d[at++] = sd[k]!;
     } else this.data.set(src.data.subarray(s, e), this.size);
-    if (src.nullCount === 0) this.nulls.fill(0, this.length, this.length + n);
-    else {
+    if (src.nullCount === 0) {
+      if (n > 16) this.nulls.fill(0, this.length, this.length + n);
+      else for (let i = this.length; i < this.length + n; i++) this.nulls[i] = 0;
+    } else {
       const nl = this.nulls;
       const sn = src.nulls;
       for (let i = from, at = this.length; i < to; i++) {

@@ -1,11 +1,14 @@
 // mergeToParquet without row objects, for the common case (issue 6 throughput): the base file is read
-// one row group at a time as column arrays of physical values (strings stay UTF-8 bytes), only the
-// record-key column is decoded to decide per row whether the log map replaces or deletes it (plus the
-// ordering values of the rows it has a record for), and the new row groups are built by copying runs
-// of base values and splicing in the log records' values. Rows, their order, meta fields, row-group
-// boundaries and footer keys are those of the row path (mergeSliceStreaming + the row writer), which
-// stays the reference and the fallback for anything this path does not take (nested or evolved
-// columns, decimals, dates or timestamps as keys/ordering, no base file).
+// one row group at a time into packed columns (packed.ts: every value a byte span, strings never
+// decoded), each base row's record-key bytes are looked up in the log map (KeyBytesIndex) to decide
+// whether a log record replaces or deletes it (only those rows' ordering values are decoded), and the
+// new row groups are built by copying runs of base values and appending the log records — straight
+// from their Avro bytes when the block schema is flat (avro-packed.ts). The packed writer encodes the
+// pages; the file name is a constant column; the base footer's bloom filter seeds the new one when
+// every base key stays. Rows, their order, meta fields, row-group boundaries, statistics and footer
+// keys are those of the row path (mergeSliceStreaming + the row writer), which stays the reference
+// and the fallback for anything this path does not take (nested or evolved columns, decimals, dates
+// as keys/ordering, encodings other than PLAIN/dictionary, no base file).
 import { parquetSchema, type AsyncBuffer, type ColumnChunk, type FileMetaData, type RowGroup, type SchemaElement } from 'hyparquet';
 import { javaClassOf, logReplacesBase, NATURAL, recordKeyOf, scanLogMap, type LogMapEntry, type MergeOptions, type MergeStats, type Ordering, type Row } from '../../merge/index.ts';
 import { compressors, readParquetMetadataFrom, type ParquetFileInfo } from '../../parquet/read.ts';
@@ -248,12 +251,11 @@ export async function mergeColumnar(storage: Storage, job: MergeJob, opts: Merge
   const constants = plan.map((f) => (f.name === '_hoodie_file_name' ? fileNameBytes : undefined));
   const writerOpts = { schema: job.writerSchema, codec: job.codec, gzipLevel: job.gzipLevel, rowGroupSize: job.rowGroupSize, bloomSeed: bloomSeedOf(job, info, plan, entries), constants };
   const writer = openHoodiePackedWriter(writerOpts);
-  return mergeInto(writer, storage, job, plan, info, file, entries, stats, writerOpts.bloomSeed !== undefined);
+  return mergeInto(writer, job, plan, info, file, entries, stats, writerOpts.bloomSeed !== undefined);
 }
 
 async function mergeInto(
   writer: HoodiePackedWriter,
-  storage: Storage,
   job: MergeJob,
   plan: FieldPlan[],
   info: ParquetFileInfo,
@@ -262,7 +264,6 @@ async function mergeInto(
   stats: MergeStats,
   seeded: boolean,
 ): Promise<{ bytes: Uint8Array; rowCount: number; stats: MergeStats }> {
-  void storage;
   const { config } = job;
   const { path } = job.baseFile!;
   const byBytes = new KeyBytesIndex(entries);
@@ -270,7 +271,7 @@ async function mergeInto(
   // the writer hands back the columns of an encoded group for reuse (no fresh large buffers per group)
   let out = plan.map((f) => new PackedColumn(f.element.type!, writer.groupRows));
   let outRows = 0;
-  // row groups being compressed (libuv's pool) while the next ones are merged; at most two in flight
+  // row groups being compressed (libuv's pool) while the next one is merged
   const inFlight: Promise<void>[] = [];
   const flush = (): void => {
     if (outRows === 0) return;

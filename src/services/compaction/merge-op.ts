@@ -72,7 +72,7 @@ export function fixUpMergedRow(out: Record<string, unknown>, key: string, n: num
 export async function mergeToParquet(storage: Storage, job: MergeJob): Promise<MergeOutput> {
   const started = Date.now();
   const opts = { config: job.config, isValidInstant: isCommittedBy(job.committed) };
-  // the columnar path when the base file's columns allow it (same bytes per value, no row objects)
+  // the packed path when the base file and schema allow it (the same rows and values, no row objects)
   const columnar = job.mergePath === 'rows' ? undefined : await mergeColumnar(storage, job, opts).catch((e: unknown) => {
     // a page layout the packed reader does not take (checked up front where the footer tells)
     if (e instanceof PackedUnsupported) return undefined;
@@ -92,7 +92,7 @@ export async function mergeToParquet(storage: Storage, job: MergeJob): Promise<M
   return { bytes: file.bytes, rowCount: file.rowCount, stats, scanMs: Date.now() - started, path: 'rows' };
 }
 
-export function sliceOf(job: MergeJob): SliceFiles {
+function sliceOf(job: MergeJob): SliceFiles {
   const baseFile = job.baseFile ? { ...job.baseFile, ext: 'parquet' } : undefined;
   return { partition: job.partition, fileId: job.fileId, baseFile, logFiles: job.logFiles };
 }
