@@ -356,23 +356,32 @@ function readPlainInto(out: PackedColumn, r: Reader, count: number, nulls: Uint8
 const BOOL = new Uint8Array(1);
 
 
+/** Reused per-page arrays: pages are decoded one at a time, their levels and indexes never kept. */
+let scratchInts = new Int32Array(1024);
+let scratchNulls = new Uint8Array(1024);
+function ints(n: number): Int32Array {
+  if (scratchInts.length < n) scratchInts = new Int32Array(Math.max(n, scratchInts.length * 2));
+  return scratchInts.subarray(0, n);
+}
+
 /** Dictionary indexes (count of them) into `out`. */
 function readDictInto(out: PackedColumn, dict: PackedColumn, r: Reader, end: number, count: number, nulls: Uint8Array | undefined, pageRows: number): void {
   const bitWidth = r.view.getUint8(r.offset++);
-  const idx = new Int32Array(count);
+  const idx = ints(count);
   if (bitWidth) readRleBitPackedHybrid(r, bitWidth, idx, end - r.offset);
+  else idx.fill(0);
   out.appendDictValues(dict, idx, pageRows, nulls);
 }
 
 /** Definition levels of a flat optional column as null flags (1 = null). */
 function nullFlags(levels: Int32Array | Uint8Array, maxDef: number): { nulls: Uint8Array; nullCount: number } {
-  const nulls = new Uint8Array(levels.length);
+  if (scratchNulls.length < levels.length) scratchNulls = new Uint8Array(Math.max(levels.length, scratchNulls.length * 2));
+  const nulls = scratchNulls.subarray(0, levels.length);
   let nullCount = 0;
   for (let i = 0; i < levels.length; i++) {
-    if (levels[i] !== maxDef) {
-      nulls[i] = 1;
-      nullCount++;
-    }
+    const isNull = levels[i] !== maxDef ? 1 : 0;
+    nulls[i] = isNull;
+    nullCount += isNull;
   }
   return { nulls, nullCount };
 }
@@ -388,18 +397,30 @@ export async function readPackedChunk(
   compressors: Compressors,
   out: PackedColumn,
 ): Promise<void> {
+  const { begin, end } = chunkSpan(chunk);
+  readPackedChunkBytes(new Uint8Array(await file.slice(begin, end)), chunk, element, compressors, out);
+}
+
+/** [begin, end) of a column chunk in its file (dictionary page included). */
+export function chunkSpan(chunk: ColumnChunk): { begin: number; end: number } {
+  const md = chunk.meta_data!;
+  const begin = Math.min(Number(md.dictionary_page_offset ?? md.data_page_offset), Number(md.data_page_offset));
+  return { begin, end: begin + Number(md.total_compressed_size) };
+}
+
+/** readPackedChunk over the chunk's bytes already read (`bytes` = file[chunkSpan(chunk)]). */
+export function readPackedChunkBytes(bytes: Uint8Array, chunk: ColumnChunk, element: SchemaElement, compressors: Compressors, out: PackedColumn): void {
   const md = chunk.meta_data!;
   const maxDef = element.repetition_type === 'OPTIONAL' ? 1 : 0;
-  const begin = Math.min(Number(md.dictionary_page_offset ?? md.data_page_offset), Number(md.data_page_offset));
-  const buf = await file.slice(begin, begin + Number(md.total_compressed_size));
-  const view = new DataView(buf);
+  const buf = bytes.buffer as ArrayBuffer;
+  const view = new DataView(buf, bytes.byteOffset, bytes.byteLength);
   const r: Reader = { view, offset: 0 };
   let dict: PackedColumn | undefined;
   let rows = 0;
   const total = Number(md.num_values);
   while (rows < total && r.offset < view.byteLength) {
     const header = parquetHeader(r);
-    const compressed = new Uint8Array(buf, r.offset, header.compressed_page_size);
+    const compressed = new Uint8Array(buf, bytes.byteOffset + r.offset, header.compressed_page_size);
     r.offset += header.compressed_page_size;
     if (header.type === 'DICTIONARY_PAGE') {
       const dh = header.dictionary_page_header!;
@@ -424,7 +445,7 @@ export async function readPackedChunk(
       count = pageRows;
       if (maxDef) {
         if (h.definition_level_encoding !== 'RLE') throw new PackedUnsupported(`definition level encoding ${h.definition_level_encoding}`);
-        const levels = new Int32Array(pageRows);
+        const levels = ints(pageRows);
         readRleBitPackedHybrid(pr, 1, levels);
         const f = nullFlags(levels, maxDef);
         nulls = f.nulls;
@@ -438,7 +459,7 @@ export async function readPackedChunk(
       pageRows = h.num_values;
       count = pageRows - h.num_nulls;
       if (maxDef && levelBytes) {
-        const levels = new Int32Array(pageRows);
+        const levels = ints(pageRows);
         readRleBitPackedHybrid({ view: new DataView(compressed.buffer, compressed.byteOffset, levelBytes), offset: 0 }, 1, levels, levelBytes);
         nulls = nullFlags(levels, maxDef).nulls;
       } else if (h.num_nulls) throw new PackedUnsupported('nulls without definition levels');

@@ -12,7 +12,7 @@
 import { parquetSchema, type AsyncBuffer, type ColumnChunk, type FileMetaData, type RowGroup, type SchemaElement } from 'hyparquet';
 import { javaClassOf, logReplacesBase, NATURAL, recordKeyOf, scanLogMap, type LogMapEntry, type MergeOptions, type MergeStats, type Ordering, type Row } from '../../merge/index.ts';
 import { compressors, readParquetMetadataFrom, type ParquetFileInfo } from '../../parquet/read.ts';
-import { PackedColumn, packedReadable, readPackedChunk } from '../../parquet/packed.ts';
+import { chunkSpan, PackedColumn, packedReadable, readPackedChunkBytes } from '../../parquet/packed.ts';
 import { avroToParquetSchema, fieldConverter, FOOTER_BLOOM_FILTER, FOOTER_BLOOM_TYPE_CODE, prepareHoodieSchema } from '../../parquet/write.ts';
 import { openHoodiePackedWriter, type BloomSeed, type HoodiePackedWriter } from '../../parquet/write-packed.ts';
 import { HoodieBloomFilter } from '../../parquet/bloom.ts';
@@ -120,21 +120,21 @@ class KeyBytesIndex {
   }
 }
 
-/** The bytes of these column chunks in one read, as an AsyncBuffer over just that span. */
-async function readSpan(file: AsyncBuffer, chunks: (ColumnChunk | undefined)[]): Promise<AsyncBuffer> {
+/** The bytes of these column chunks in one read; each chunk's bytes are a view of it. */
+async function readSpan(file: AsyncBuffer, chunks: (ColumnChunk | undefined)[]): Promise<(c: ColumnChunk) => Uint8Array> {
   let from = Infinity;
   let to = 0;
   for (const c of chunks) {
-    const md = c?.meta_data;
-    if (!md) continue;
-    const begin = Math.min(Number(md.dictionary_page_offset ?? md.data_page_offset), Number(md.data_page_offset));
+    if (!c?.meta_data) continue;
+    const { begin, end } = chunkSpan(c);
     from = Math.min(from, begin);
-    to = Math.max(to, begin + Number(md.total_compressed_size));
+    to = Math.max(to, end);
   }
-  if (to <= from) return file;
-  const span = await file.slice(from, to);
-  const end = (e: number | undefined) => e ?? file.byteLength;
-  return { byteLength: file.byteLength, slice: (s: number, e?: number) => (s >= from && end(e) <= to ? span.slice(s - from, end(e) - from) : file.slice(s, e)) };
+  const span = to > from ? new Uint8Array(await file.slice(from, to)) : new Uint8Array(0);
+  return (c) => {
+    const { begin, end } = chunkSpan(c);
+    return span.subarray(begin - from, end - from);
+  };
 }
 
 function sameBytes(a: PackedColumn, i: number, b: PackedColumn, k: number): boolean {
@@ -350,7 +350,7 @@ async function mergeInto(
       const col = cols[j];
       if (!col) continue;
       col.reset();
-      await readPackedChunk(bytes, chunks[j]!, f.element, compressors, col);
+      readPackedChunkBytes(bytes(chunks[j]!), chunks[j]!, f.element, compressors, col);
       if (col.length !== n) throw new TblError('parquet', `column ${f.name} of ${path} has ${col.length} values in a row group of ${n} rows`, { path });
     }
     start = end;
