@@ -404,7 +404,8 @@ export async function readPackedChunk(
 /** [begin, end) of a column chunk in its file (dictionary page included). */
 export function chunkSpan(chunk: ColumnChunk): { begin: number; end: number } {
   const md = chunk.meta_data!;
-  const begin = Math.min(Number(md.dictionary_page_offset ?? md.data_page_offset), Number(md.data_page_offset));
+  // a dictionary page offset of 0 means none (some writers store 0), as hyparquet reads it
+  const begin = Number(md.dictionary_page_offset || md.data_page_offset);
   return { begin, end: begin + Number(md.total_compressed_size) };
 }
 

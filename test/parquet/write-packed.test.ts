@@ -2,7 +2,7 @@
 // those of the same column filled value by value, for every group size (one row stays PLAIN, as the
 // dictionary rule gives, two and more take the dictionary).
 import { describe, expect, it } from 'vitest';
-import { PackedColumn } from '../../src/parquet/packed.ts';
+import { chunkSpan, PackedColumn } from '../../src/parquet/packed.ts';
 import { openHoodiePackedWriter } from '../../src/parquet/write-packed.ts';
 import { withHoodieMetaFields, writeHoodieParquet } from '../../src/parquet/write.ts';
 import { compressors } from '../../src/parquet/read.ts';
@@ -77,5 +77,14 @@ describe('GZIP level', () => {
     expect(await back(await bytes(1))).toEqual(await back(rows(1).bytes));
     expect(() => openHoodiePackedWriter({ schema, gzipLevel: 0 })).toThrow(/GZIP level/);
     expect(() => writeHoodieParquet({ schema, rows: [], gzipLevel: 10 })).toThrow(/GZIP level/);
+  });
+});
+
+describe('chunkSpan', () => {
+  it('starts at the dictionary page when there is one; a dictionary offset of 0 means none (as hyparquet reads it)', () => {
+    const md = (dict: bigint | undefined) => ({ meta_data: { dictionary_page_offset: dict, data_page_offset: 100n, total_compressed_size: 50n } }) as never;
+    expect(chunkSpan(md(undefined))).toEqual({ begin: 100, end: 150 });
+    expect(chunkSpan(md(0n))).toEqual({ begin: 100, end: 150 });
+    expect(chunkSpan(md(60n))).toEqual({ begin: 60, end: 110 });
   });
 });
