@@ -40,7 +40,8 @@ export const compressors: typeof jsCompressors = {
   ...jsCompressors,
   GZIP: (input: Uint8Array, length: number) => {
     try {
-      const out = gunzipSync(input, { maxOutputLength: Math.max(length, 1) });
+      // one output chunk of the known page size (zlib otherwise loops in 16 KiB steps)
+      const out = gunzipSync(input, { maxOutputLength: Math.max(length, 1), chunkSize: Math.max(1024, length) });
       if (out.length === length) return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
     } catch {
       // fall through
