@@ -3,7 +3,7 @@
 // little-endian parquet PLAIN bytes, BYTE_ARRAY as the raw bytes with an offsets table — plus a null
 // flag per row. Reading decodes flat (non-nested) column chunks of PLAIN / dictionary pages, v1 or v2;
 // anything else raises PackedUnsupported so the caller can take its general path instead.
-import type { AsyncBuffer, ColumnChunk, Compressors, ParquetType, SchemaElement } from 'hyparquet';
+import type { ColumnChunk, Compressors, ParquetType, SchemaElement } from 'hyparquet';
 import { parquetHeader } from 'hyparquet/src/column.js';
 import { decompressPage } from 'hyparquet/src/datapage.js';
 import { readRleBitPackedHybrid } from 'hyparquet/src/encoding.js';
@@ -295,7 +295,7 @@ interface Reader {
 
 const PLAIN_ENCODINGS = new Set(['PLAIN', 'PLAIN_DICTIONARY', 'RLE_DICTIONARY', 'RLE', 'BIT_PACKED']);
 
-/** Whether readPackedChunk can read this column chunk (checked before anything is written). */
+/** Whether readPackedChunkBytes can read this column chunk (checked before anything is written). */
 export function packedReadable(chunk: ColumnChunk, element: SchemaElement): boolean {
   const md = chunk.meta_data;
   if (!md || chunk.file_path) return false;
@@ -386,21 +386,6 @@ function nullFlags(levels: Int32Array | Uint8Array, maxDef: number): { nulls: Ui
   return { nulls, nullCount };
 }
 
-/**
- * Reads one flat column chunk into `out` (appending). `maxDef` is 1 for OPTIONAL top-level columns,
- * 0 for REQUIRED ones.
- */
-export async function readPackedChunk(
-  file: AsyncBuffer,
-  chunk: ColumnChunk,
-  element: SchemaElement,
-  compressors: Compressors,
-  out: PackedColumn,
-): Promise<void> {
-  const { begin, end } = chunkSpan(chunk);
-  readPackedChunkBytes(new Uint8Array(await file.slice(begin, end)), chunk, element, compressors, out);
-}
-
 /** [begin, end) of a column chunk in its file (dictionary page included). */
 export function chunkSpan(chunk: ColumnChunk): { begin: number; end: number } {
   const md = chunk.meta_data!;
@@ -409,7 +394,10 @@ export function chunkSpan(chunk: ColumnChunk): { begin: number; end: number } {
   return { begin, end: begin + Number(md.total_compressed_size) };
 }
 
-/** readPackedChunk over the chunk's bytes already read (`bytes` = file[chunkSpan(chunk)]). */
+/**
+ * Reads one flat column chunk, given its bytes (`bytes` = file[chunkSpan(chunk)]), into `out` (appending).
+ * OPTIONAL top-level columns have definition levels (max 1), REQUIRED ones none.
+ */
 export function readPackedChunkBytes(bytes: Uint8Array, chunk: ColumnChunk, element: SchemaElement, compressors: Compressors, out: PackedColumn): void {
   const md = chunk.meta_data!;
   const maxDef = element.repetition_type === 'OPTIONAL' ? 1 : 0;

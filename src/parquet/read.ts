@@ -1,7 +1,7 @@
 // Parquet read adapter over hyparquet (+ hyparquet-compressors for GZIP, Hudi's default, ZSTD, ...).
 // Reads go through Storage range reads, so a footer costs two small requests over WebHDFS.
-import { parquetMetadataAsync, parquetRead, parquetReadObjects, parquetSchema } from 'hyparquet';
-import type { AsyncBuffer, DecodedArray, FileMetaData, ParquetParsers, SchemaTree } from 'hyparquet';
+import { parquetMetadataAsync, parquetReadObjects, parquetSchema } from 'hyparquet';
+import type { AsyncBuffer, FileMetaData, ParquetParsers, SchemaTree } from 'hyparquet';
 import { compressors as jsCompressors } from 'hyparquet-compressors';
 import { gunzipSync } from 'node:zlib';
 import { TblError } from '../errors/index.ts';
@@ -107,72 +107,6 @@ export async function readParquetRowsFrom(
   } catch (e) {
     throw wrap(e, path, 'cannot read parquet rows of');
   }
-}
-
-/**
- * Physical values, as a rewrite needs them: byte arrays (strings included) as Uint8Array views,
- * INT64 timestamps as the stored bigint, DATE as days. Nothing is decoded to strings or Dates.
- */
-const RAW_VALUES = {
-  ...RAW_TIMESTAMPS,
-  dateFromDays: (v: number) => v,
-  stringFromBytes: (v: Uint8Array) => v,
-} as unknown as ParquetParsers;
-
-/** One column of a row range: a typed array (required numeric columns) or an array with nulls. */
-export type ParquetColumnValues = DecodedArray;
-
-/**
- * Rows [rowStart, rowEnd) of top-level flat columns as column arrays of physical values (RAW_VALUES);
- * no row objects. Missing columns are absent from the result.
- */
-export async function readParquetColumnsFrom(
-  file: AsyncBuffer,
-  path: string,
-  opts: { metadata: FileMetaData; rowStart: number; rowEnd: number; columns: string[] },
-): Promise<Map<string, ParquetColumnValues>> {
-  const { rowStart, rowEnd } = opts;
-  const n = rowEnd - rowStart;
-  const chunks = new Map<string, { rowStart: number; data: DecodedArray }[]>();
-  try {
-    await parquetRead({
-      file,
-      metadata: opts.metadata,
-      columns: opts.columns,
-      rowStart,
-      rowEnd,
-      compressors,
-      utf8: false,
-      parsers: RAW_VALUES,
-      onChunk: ({ columnName, columnData, rowStart: at }) => {
-        let list = chunks.get(columnName);
-        if (!list) chunks.set(columnName, (list = []));
-        list.push({ rowStart: at, data: columnData });
-      },
-    });
-  } catch (e) {
-    throw wrap(e, path, 'cannot read parquet columns of');
-  }
-  const out = new Map<string, ParquetColumnValues>();
-  for (const [name, list] of chunks) {
-    const one = list[0]!;
-    if (list.length === 1 && one.rowStart === rowStart && one.data.length === n) {
-      out.set(name, one.data);
-      continue;
-    }
-    // pages may reach outside the range: copy the part inside it
-    const col = new Array<unknown>(n);
-    let filled = 0;
-    for (const c of list) {
-      const from = Math.max(rowStart, c.rowStart);
-      const to = Math.min(rowEnd, c.rowStart + c.data.length);
-      for (let r = from; r < to; r++) col[r - rowStart] = c.data[r - c.rowStart];
-      filled += Math.max(0, to - from);
-    }
-    if (filled !== n) throw new TblError('parquet', `column ${name} of ${path} has ${filled} values for rows ${rowStart}..${rowEnd}`, { path });
-    out.set(name, col as DecodedArray);
-  }
-  return out;
 }
 
 async function openFile(storage: Storage, path: string, size?: number): Promise<AsyncBuffer> {
