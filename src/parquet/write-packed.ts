@@ -188,7 +188,7 @@ function statistics(col: PackedColumn, values: PackedColumn, element: SchemaElem
   const float = element.type === 'FLOAT' || element.type === 'DOUBLE';
   if (float) stats.nan_count = 0n;
   const d = values.data;
-  const dv = new DataView(d.buffer, d.byteOffset, d.byteLength);
+  const dv = values.view();
   let lo = -1;
   let hi = -1;
   let nan = 0;
@@ -241,11 +241,11 @@ function statistics(col: PackedColumn, values: PackedColumn, element: SchemaElem
   if (float) {
     if (values !== col && nan > 0) {
       nan = 0;
+      const cv = col.view();
       for (let i = 0; i < col.length; i++) {
         if (col.nulls[i]) continue;
         const at = col.start(i);
-        const v = element.type === 'FLOAT' ? new DataView(col.data.buffer, col.data.byteOffset).getFloat32(at, true) : new DataView(col.data.buffer, col.data.byteOffset).getFloat64(at, true);
-        if (Number.isNaN(v)) nan++;
+        if (Number.isNaN(element.type === 'FLOAT' ? cv.getFloat32(at, true) : cv.getFloat64(at, true))) nan++;
       }
     }
     stats.nan_count = BigInt(nan);
