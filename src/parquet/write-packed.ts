@@ -16,7 +16,7 @@ import { TblError } from '../errors/index.ts';
 import { HoodieBloomFilter } from './bloom.ts';
 import { PackedColumn } from './packed.ts';
 import { ChunkWriter, DEFAULT_ROW_GROUP_ROWS, type HoodieParquetWriterOptions } from './write-incremental.ts';
-import { gzipLevelOf, hoodieFooterKv, hoodieWriterOptions, prepareHoodieSchema, RecordKeyTracker, writeFailed, type HoodieParquetFile } from './write.ts';
+import { gzipLevelOf, hoodieFooterKv, hoodieWriterOptions, prepareHoodieSchema, RecordKeyTracker, writeFailed, type HoodieParquetFile, type ParquetCodec } from './write.ts';
 
 export interface HoodiePackedWriter {
   readonly groupRows: number;
@@ -26,10 +26,10 @@ export interface HoodiePackedWriter {
   readonly elements: SchemaElement[];
   /**
    * Encodes one row group (at most groupRows rows; columns in schema field order; constant columns
-   * are not read) now; the returned promise settles when it is compressed and appended. The columns
-   * can be reused once this returns.
+   * are not read; `verbatim[j]` is written instead of encoding column j) now; the returned promise
+   * settles when it is compressed and appended. The columns can be reused once this returns.
    */
-  writeGroup(columns: PackedColumn[]): Promise<void>;
+  writeGroup(columns: PackedColumn[], verbatim?: (VerbatimChunk | undefined)[]): Promise<void>;
   /** Columns of an earlier group the writer is done with, emptied, for the next group (buffers reused); undefined if none. */
   recycle(): PackedColumn[] | undefined;
   finish(): Promise<HoodieParquetFile & { size: number }>;
@@ -411,6 +411,38 @@ interface EncodedColumn {
   pages: (Page & { compressed: Promise<Uint8Array> })[];
   stats: Stats;
   rows: number;
+  verbatim?: VerbatimChunk;
+}
+
+/**
+ * A column chunk of another file holding exactly this row group's values of the column, written
+ * as it is (pages, dictionary, statistics) instead of encoding the values again: a compacted row group
+ * whose rows are its base row group's, in order, with this column unchanged. `bytes` = the chunk's
+ * bytes from `begin`, its offset in that file.
+ */
+export interface VerbatimChunk {
+  bytes: Uint8Array;
+  begin: number;
+  meta: NonNullable<ColumnChunk['meta_data']>;
+}
+
+/** Whether a chunk of another file can stand for column `element` in this writer's file. */
+export function verbatimFits(meta: NonNullable<ColumnChunk['meta_data']>, from: SchemaElement, element: SchemaElement, codec: ParquetCodec | undefined): boolean {
+  const st = meta.statistics;
+  // plain strings and integers only: their statistics read back and write again exactly
+  const plainString = element.type === 'BYTE_ARRAY' && element.converted_type === 'UTF8' && (element.logical_type === undefined || element.logical_type.type === 'STRING');
+  const plainInt = (element.type === 'INT32' || element.type === 'INT64') && element.converted_type === undefined && element.logical_type === undefined;
+  return (
+    (plainString || plainInt) &&
+    meta.type === element.type &&
+    from.type === element.type &&
+    from.converted_type === element.converted_type &&
+    from.repetition_type === element.repetition_type &&
+    meta.codec === (codec ?? 'GZIP') &&
+    st !== undefined &&
+    st.null_count !== undefined &&
+    (st.null_count === meta.num_values || (st.min_value !== undefined && st.max_value !== undefined))
+  );
 }
 
 /**
@@ -484,6 +516,27 @@ export function openHoodiePackedWriter(opts: HoodieParquetWriterOptions & { bloo
       const columns: ColumnChunk[] = [];
       for (const c of encoded) {
         const offsetStart = sink.offset;
+        if (c.verbatim) {
+          const { bytes, begin, meta } = c.verbatim;
+          sink.appendBytes(bytes);
+          const at = (o: bigint) => BigInt(offsetStart + Number(o) - begin);
+          const chunk: ColumnChunk = {
+            meta_data: {
+              ...meta,
+              path_in_schema: [c.element.name],
+              data_page_offset: at(meta.data_page_offset),
+              dictionary_page_offset: meta.dictionary_page_offset ? at(meta.dictionary_page_offset) : undefined,
+              index_page_offset: undefined,
+              bloom_filter_offset: undefined,
+              bloom_filter_length: undefined,
+              statistics: { null_count: meta.statistics!.null_count, min_value: meta.statistics!.min_value, max_value: meta.statistics!.max_value },
+            },
+            file_offset: BigInt(offsetStart),
+          };
+          columns.push(chunk);
+          pq.pendingIndexes.push({ chunk } as (typeof pq.pendingIndexes)[number]);
+          continue;
+        }
         let uncompressed = 0;
         let dictionaryOffset: bigint | undefined;
         const encodings: Encoding[] = [];
@@ -561,7 +614,7 @@ export function openHoodiePackedWriter(opts: HoodieParquetWriterOptions & { bloo
     get rowCount() {
       return rowCount;
     },
-    writeGroup(columns) {
+    writeGroup(columns, verbatim) {
       if (finished) throw writeFailed(schema, new Error('write after finish'));
       const n = columns.find((_, j) => !constants[j])?.length ?? 0;
       if (n === 0) return tail;
@@ -573,6 +626,11 @@ export function openHoodiePackedWriter(opts: HoodieParquetWriterOptions & { bloo
       try {
         encoded = columns.map((col, j) => {
           const element = elements[j]!;
+          const v = verbatim?.[j];
+          if (v) {
+            if (Number(v.meta.num_values) !== n) throw new Error(`a column chunk of ${v.meta.num_values} values for a row group of ${n} rows`);
+            return { element, pages: [], stats: { null_count: 0n }, rows: n, verbatim: v };
+          }
           const constant = constants[j] ? constantColumn(col.type, constants[j]!, n) : undefined;
           const { pages, dict, stats } = constant ? columnPages(constant.col, element, pageSize, constant.dict) : columnPages(col, element, pageSize);
           let dictPart: EncodedColumn['dict'];

@@ -202,6 +202,29 @@ describe('packed compaction merge equals the row path', () => {
     }
   });
 
+  it('a row group that is exactly its base row group writes the unchanged columns as the base chunks (same bytes), the rest encoded', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tblcli-packed-'));
+    const slice = await buildSlice(dir, 'GZIP', { deletesAndNullKey: false });
+    // output row groups of the base's size: groups 0 and 1 line up (no deletes), the last one takes the inserts
+    await same(dir, { ...slice, rowGroupSize: 1000 }, RULES.event, 'GZIP');
+    const chunkBytes = (file: string, g: number, name: string) => {
+      const b = readFileSync(file);
+      const md = parquetMetadata(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer);
+      const c = md.row_groups[g]!.columns.find((x) => x.meta_data!.path_in_schema[0] === name)!.meta_data!;
+      const begin = Number(c.dictionary_page_offset || c.data_page_offset);
+      return b.subarray(begin, begin + Number(c.total_compressed_size));
+    };
+    const base = slice.baseFile!.path;
+    const out = join(dir, 'packed.parquet');
+    for (const g of [0, 1]) {
+      // the key and id columns are unchanged by updates: written as they are
+      expect(Buffer.compare(chunkBytes(out, g, 'id'), chunkBytes(base, g, 'id'))).toBe(0);
+      expect(Buffer.compare(chunkBytes(out, g, '_hoodie_record_key'), chunkBytes(base, g, '_hoodie_record_key'))).toBe(0);
+      // updated columns are encoded again
+      expect(Buffer.compare(chunkBytes(out, g, 'ts'), chunkBytes(base, g, 'ts'))).not.toBe(0);
+    }
+  });
+
   async function same(dir: string, slice: Awaited<ReturnType<typeof buildSlice>>, props: Record<string, string>, codec: 'GZIP' | 'SNAPPY'): Promise<void> {
     const job: MergeJob = { ...slice, config: mergeConfigFromProperties(props), codec };
     const storage = new LocalStorage();
@@ -223,7 +246,7 @@ describe('packed compaction merge equals the row path', () => {
     expect(a.rows.some((r, n) => r._hoodie_commit_seqno === `${INSTANT}_3_${n}`)).toBe(true);
     expect(a.rows.filter((r) => r._hoodie_commit_time === T3).length).toBeGreaterThan(0);
     expect(a.rows.length).toBeGreaterThan(N);
-    expect(a.groups.length).toBeGreaterThan(3);
+    expect(a.groups.length).toBeGreaterThanOrEqual(3);
     // an independent reader takes the packed file
     const db = await DuckDBInstance.create(':memory:');
     const c = await db.connect();

@@ -14,7 +14,7 @@ import { javaClassOf, logReplacesBase, NATURAL, recordKeyOf, scanLogMap, type Lo
 import { compressors, readParquetMetadataFrom, type ParquetFileInfo } from '../../parquet/read.ts';
 import { chunkSpan, PackedColumn, packedReadable, readPackedChunkBytes } from '../../parquet/packed.ts';
 import { avroToParquetSchema, fieldConverter, FOOTER_BLOOM_FILTER, FOOTER_BLOOM_TYPE_CODE, prepareHoodieSchema } from '../../parquet/write.ts';
-import { openHoodiePackedWriter, type BloomSeed, type HoodiePackedWriter } from '../../parquet/write-packed.ts';
+import { openHoodiePackedWriter, verbatimFits, type BloomSeed, type HoodiePackedWriter, type VerbatimChunk } from '../../parquet/write-packed.ts';
 import { HoodieBloomFilter } from '../../parquet/bloom.ts';
 import { TblError } from '../../errors/index.ts';
 import { asyncBufferOf, type Storage } from '../../storage/index.ts';
@@ -273,9 +273,14 @@ async function mergeInto(
   let outRows = 0;
   // row groups being compressed (libuv's pool) while the next one is merged
   const inFlight: Promise<void>[] = [];
+  // the output row group that is exactly a base row group (same rows, in order, none dropped): its
+  // columns that no log record changed are written from the base file's chunks as they are
+  let verbatim: { chunkOf: (j: number) => VerbatimChunk; candidates: Set<number>; dropped: boolean } | undefined;
   const flush = (): void => {
     if (outRows === 0) return;
-    const done = writer.writeGroup(out);
+    const v = verbatim && !verbatim.dropped && outRows === writer.groupRows && verbatim.candidates.size > 0 ? plan.map((_, j) => (verbatim!.candidates.has(j) ? verbatim!.chunkOf(j) : undefined)) : undefined;
+    verbatim = undefined;
+    const done = writer.writeGroup(out, v);
     done.catch(() => undefined);
     inFlight.push(done);
     out = writer.recycle() ?? out.map((c) => new PackedColumn(c.type, writer.groupRows, c.size));
@@ -298,9 +303,11 @@ async function mergeInto(
   const orderingFields = config.orderingFields.map(at);
 
   // a log record through the row path's fix-ups and converters
-  const emitRow = (row: Row, key: string): void => {
+  const appendRow = (row: Row, key: string): void => {
     fixUpMergedRow(row, key, written(), job);
     for (let j = 0; j < J; j++) if (j !== jFile) appendValue(out[j]!, plan[j]!.convert(row[plan[j]!.name]), plan[j]!);
+  };
+  const rowDone = (): void => {
     if (++outRows === writer.groupRows) flush();
   };
   // a log record from its Avro bytes when its block schema allows (the same values, no decoded object)
@@ -314,7 +321,8 @@ async function mergeInto(
   if (jSeq >= 0) defaults[jSeq] = () => utf8.encode(`${job.instant}_${job.index}_${written()}`);
   if (jKey >= 0) defaults[jKey] = () => utf8.encode(emittingKey);
   const fixed: (Uint8Array | undefined)[] = plan.map((_, j) => (j === jFile ? SKIP : undefined));
-  const emitLog = (log: LogMapEntry, key: string): void => {
+  /** Appends a log record's values (the row is counted by rowDone). */
+  const appendLog = (log: LogMapEntry, key: string): void => {
     const a = log.avroBytes();
     if (a) {
       let p = avroPlans.get(a.schema);
@@ -322,14 +330,14 @@ async function mergeInto(
       if (p) {
         emittingKey = key;
         appendAvroRecord(p, a.content, a.start, a.end, out, defaults, fixed);
-        if (++outRows === writer.groupRows) flush();
         return;
       }
     }
-    emitRow(log.record()!, key);
+    appendRow(log.record()!, key);
   };
 
   const chunkIndex = new Map(parquetSchema(info.metadata).children.map((c, i) => [c.element.name, i]));
+  const baseElements = new Map(parquetSchema(info.metadata).children.map((c) => [c.element.name, c.element]));
   let start = 0;
   // base columns read into the same buffers row group after row group; the file name is never read
   const cols: (PackedColumn | undefined)[] = plan.map((f, j) => (f.inBase && j !== jFile ? new PackedColumn(f.element.type!, 1024) : undefined));
@@ -356,6 +364,17 @@ async function mergeInto(
     start = end;
     stats.baseRecords += n;
     const metaKeys = cols[jKey]!;
+    verbatim = undefined;
+    if (outRows === 0 && n === writer.groupRows) {
+      const candidates = new Set<number>();
+      for (const [j, f] of plan.entries()) {
+        const chunk = chunks[j];
+        // commit time and seqno change with every update; meta columns with nulls take defaults
+        if (!chunk?.meta_data || j === jCommit || j === jSeq || ((j === jKey || j === jPart) && cols[j]!.nullCount > 0)) continue;
+        if (verbatimFits(chunk.meta_data, baseElements.get(f.name)!, writer.elements[j]!, job.codec)) candidates.add(j);
+      }
+      verbatim = { candidates, dropped: false, chunkOf: (j) => ({ bytes: bytes(chunks[j]!), begin: chunkSpan(chunks[j]!).begin, meta: chunks[j]!.meta_data! }) };
+    }
     // baseOrderingOf(the base row) in one reused object: logReplacesBase only reads it
     const baseOrdering = (i: number): Ordering => {
       if (orderingFields.length === 0) return NATURAL;
@@ -419,21 +438,25 @@ async function mergeInto(
       // row i leaves the base run: the run so far goes out, then the log record (or nothing)
       copyRun(run, i);
       run = i + 1;
-      if (log.deleted) stats.totalDeletedRecords += 1;
-      else {
+      if (log.deleted) {
+        stats.totalDeletedRecords += 1;
+        if (verbatim) verbatim.dropped = true;
+      } else {
         stats.totalUpdatedRecordsCompacted += 1;
+        const at = out[jKey]!.length;
+        appendLog(log, key);
         // a seeded bloom filter counts on updated rows keeping the base row's key
-        const keyCol = out[jKey]!;
-        const at = keyCol.length;
-        emitLog(log, key);
-        if (seeded && outRows > 0 && !sameBytes(keyCol, at, metaKeys, i)) throw new TblError('bug', `record ${key} was rewritten under another key`, { key });
+        if (seeded && !sameBytes(out[jKey]!, at, metaKeys, i)) throw new TblError('bug', `record ${key} was rewritten under another key`, { key });
+        if (verbatim) for (const j of verbatim.candidates) if (!sameBytes(out[j]!, at, cols[j]!, i)) verbatim.candidates.delete(j);
+        rowDone();
       }
     }
     copyRun(run, n);
   }
   for (const [key, e] of entries) {
     if (e.matched || e.deleted) continue;
-    emitLog(e, key);
+    appendLog(e, key);
+    rowDone();
     if (inFlight.length > 2) await settle(1);
   }
   flush();
