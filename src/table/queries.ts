@@ -4,7 +4,6 @@ import { TblError } from '../errors/index.ts';
 import {
   decodeCleanMetadata,
   decodeCommitMetadata,
-  decodeCommitTotals,
   decodeCompactionPlan,
   decodeRestoreMetadata,
   decodeRestorePlan,
@@ -15,6 +14,7 @@ import {
 } from '../metadata/index.ts';
 import type { Instant, Timeline } from '../timeline/index.ts';
 import { parseInstantTime } from '../util/index.ts';
+import { emptyCompletedCommit, loadTotals, TotalsWorker, type InstantTotals } from './commit-totals.ts';
 import type { Table } from './open.ts';
 
 export interface CommitWithMetadata {
@@ -27,17 +27,9 @@ function where(table: Table, i: Instant): { path: string } {
   return { path: f ? table.storage.uri(f.path) : `${table.uri} instant ${i.requestedTime}` };
 }
 
-/**
- * A completed commit file must carry metadata: Java 1.x reads an empty one as "no writes", which
- * hides the crash that produced it, so name it instead.
- */
+/** A completed commit's metadata; an empty file is an error naming it (emptyCompletedCommit). */
 export function decodeCompletedCommit(bytes: Uint8Array, ctx: { path: string; instant: string }): CommitMetadata {
-  if (bytes.length === 0) {
-    throw new TblError('metadata', `${ctx.path}: empty completed commit file for instant ${ctx.instant} (a writer crashed while completing it?)`, {
-      path: ctx.path,
-      instant: ctx.instant,
-    });
-  }
+  if (bytes.length === 0) throw emptyCompletedCommit(ctx);
   return decodeCommitMetadata(bytes, ctx);
 }
 
@@ -48,19 +40,25 @@ export async function loadCommits(table: Table, opts: { limit?: number } = {}): 
 
 export interface CommitTotalsRow {
   instant: Instant;
-  totals: ReturnType<typeof decodeCommitTotals>;
+  totals: InstantTotals;
 }
 
 /** Totals of every completed commit, newest first, read without building full metadata objects. */
-export async function loadCommitTotals(table: Table, opts: { limit?: number } = {}): Promise<CommitTotalsRow[]> {
-  const tl = await table.timeline();
-  let commits = tl.completedCommits().reverse();
-  if (opts.limit !== undefined && opts.limit > 0) commits = commits.slice(0, opts.limit);
-  return tl.mapRead(commits, 'COMPLETED', (bytes, i) => {
-    const ctx = where(table, i);
-    if (bytes.length === 0) decodeCompletedCommit(bytes, { ...ctx, instant: i.requestedTime }); // throws: names the file
-    return { instant: i, totals: decodeCommitTotals(bytes, ctx) };
-  });
+export async function loadCommitTotals(table: Table, opts: { limit?: number; workerUrl?: URL | null } = {}): Promise<CommitTotalsRow[]> {
+  const limited = opts.limit !== undefined && opts.limit > 0;
+  // a whole local timeline may be thousands of files: start a helper thread while the listing runs
+  const worker = table.storage.scheme === 'file' && !limited ? TotalsWorker.start(opts.workerUrl) : undefined;
+  let commits: Instant[];
+  try {
+    commits = (await table.timeline()).completedCommits().reverse();
+  } catch (e) {
+    worker?.stop();
+    throw e;
+  }
+  if (limited) commits = commits.slice(0, opts.limit);
+  const files = commits.map((i) => ({ path: i.files.COMPLETED!.path, uri: where(table, i).path, instant: i.requestedTime }));
+  const totals = await loadTotals(table.storage, files, { concurrency: table.timelineSource.concurrency, worker });
+  return commits.map((instant, n) => ({ instant, totals: totals[n]! }));
 }
 
 /**

@@ -1,5 +1,5 @@
 import { TblError } from '../errors/index.ts';
-import { mapLimit, type FileStatus, type Storage } from '../storage/index.ts';
+import { mapLimit, readEach, type FileStatus, type Storage } from '../storage/index.ts';
 import { formatInstantTime } from '../util/index.ts';
 import {
   comparableAction,
@@ -100,11 +100,7 @@ export class Timeline {
   read(instant: Instant, state: State = instant.state, cache = true): Promise<Uint8Array> {
     const file = instant.files[state];
     if (!file) {
-      return Promise.reject(
-        new TblError('timeline', `instant ${instant.requestedTime} (${instant.action}) has no ${state.toLowerCase()} file`, {
-          instant: instant.requestedTime,
-        }),
-      );
+      return Promise.reject(noStateFile(instant, state));
     }
     let p = this.cache.get(file.path);
     if (!p) {
@@ -123,11 +119,70 @@ export class Timeline {
       fn(await this.read(i, state === 'latest' ? i.state : state, false), i),
     );
   }
+
+  /**
+   * Like mapRead for callers that only extract values (totals, names): `fn` gets bytes valid only
+   * during its call (the local backend reads every file into one reused buffer) and must copy
+   * anything it keeps. Not cached.
+   */
+  async mapReadTransient<T>(instants: readonly Instant[], state: State, fn: (bytes: Uint8Array, i: Instant) => T): Promise<T[]> {
+    const paths = instants.map((i) => {
+      const f = i.files[state];
+      if (!f) throw noStateFile(i, state);
+      return f.path;
+    });
+    return readEach(this.source.storage, paths, this.source.concurrency ?? 16, (bytes, n) => fn(bytes, instants[n]!));
+  }
+}
+
+function noStateFile(i: Instant, state: State): TblError {
+  return new TblError('timeline', `instant ${i.requestedTime} (${i.action}) has no ${state.toLowerCase()} file`, { instant: i.requestedTime });
+}
+
+/**
+ * An instant as listed. On layout 1 the completion time is the completed file's mtime, read (stat)
+ * only when asked; a prototype getter keeps 20k instants in fast-property objects.
+ */
+class ListedInstant implements Instant {
+  effectiveAction: Action;
+  files: Partial<Record<State, FileStatus>> = {};
+  stateActions: Partial<Record<State, Action>> = {};
+  private completion: string | undefined = undefined;
+  private completedFile: FileStatus | undefined = undefined;
+
+  constructor(
+    readonly requestedTime: string,
+    public action: Action,
+    public state: State,
+    private readonly zone: 'LOCAL' | 'UTC',
+  ) {
+    this.effectiveAction = action;
+  }
+
+  get completionTime(): string | undefined {
+    if (this.completion === undefined && this.completedFile) this.completion = formatInstantTime(new Date(this.completedFile.mtimeMs), this.zone);
+    return this.completion;
+  }
+
+  set completionTime(t: string | undefined) {
+    this.completion = t;
+    this.completedFile = undefined;
+  }
+
+  completedAt(file: FileStatus): void {
+    this.completedFile = file;
+    this.completion = undefined;
+  }
+
+  toJSON(): Instant {
+    const { requestedTime, action, state, completionTime, effectiveAction, files, stateActions } = this;
+    return { requestedTime, action, state, completionTime, effectiveAction, files, stateActions };
+  }
 }
 
 /** Groups timeline files into instants (TimelineLayout filter: latest state per instant). */
 export function groupInstants(files: FileStatus[], src: Pick<TimelineSource, 'layout' | 'timezone'>): Instant[] {
-  const groups = new Map<string, Instant>();
+  const groups = new Map<string, ListedInstant>();
   for (const f of files) {
     if (f.isDirectory) continue;
     const p = parseInstantFileName(f.name, src.layout, f.path);
@@ -135,14 +190,7 @@ export function groupInstants(files: FileStatus[], src: Pick<TimelineSource, 'la
     const key = `${p.requestedTime}|${comparableAction(p.action)}`;
     let inst = groups.get(key);
     if (!inst) {
-      inst = {
-        requestedTime: p.requestedTime,
-        action: p.action,
-        state: p.state,
-        effectiveAction: p.action,
-        files: {},
-        stateActions: {},
-      };
+      inst = new ListedInstant(p.requestedTime, p.action, p.state, src.timezone);
       groups.set(key, inst);
     }
     inst.files[p.state] = f;
@@ -153,16 +201,7 @@ export function groupInstants(files: FileStatus[], src: Pick<TimelineSource, 'la
     }
     if (p.state === 'COMPLETED') {
       if (p.completionTime !== undefined) inst.completionTime = p.completionTime;
-      else {
-        // layout 1: the completed file's mtime, read only when asked (listing may defer stat)
-        const zone = src.timezone;
-        let cached: string | undefined;
-        Object.defineProperty(inst, 'completionTime', {
-          enumerable: true,
-          configurable: true,
-          get: () => (cached ??= formatInstantTime(new Date(f.mtimeMs), zone)),
-        });
-      }
+      else inst.completedAt(f); // layout 1: the file's mtime, read only when asked
     }
   }
   for (const inst of groups.values()) {

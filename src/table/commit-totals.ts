@@ -1,0 +1,185 @@
+// `commits show` totals of many completed instants. On the local file system a 20k-instant timeline is
+// CPU-bound (read + JSON.parse of ~90 MB), so a worker thread decodes chunks of files beside this
+// thread: both take the next chunk from one shared counter, so neither waits for the other however
+// late the worker starts. Results, and the error reported (the first in timeline order), are what a
+// single thread gives.
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import { fromWire, TblError, toWire, type WireError } from '../errors/index.ts';
+import { decodeCommitTotals } from '../metadata/index.ts';
+import { readEach, type Storage } from '../storage/index.ts';
+
+export type InstantTotals = ReturnType<typeof decodeCommitTotals>;
+
+/** One completed commit file: its storage path, the URI messages name, its instant time. */
+export interface TotalsFile {
+  path: string;
+  uri: string;
+  instant: string;
+}
+
+/** Files per chunk: small enough to balance two threads, large enough that a message per chunk is noise. */
+export const TOTALS_CHUNK = 256;
+/** Below this many files a worker's start-up (~40 ms) costs more than it saves. */
+export const MIN_FILES_FOR_WORKER = 2048;
+
+/**
+ * A completed commit file must carry metadata: Java 1.x reads an empty one as "no writes", which
+ * hides the crash that produced it, so name it instead.
+ */
+export function emptyCompletedCommit(ctx: { path: string; instant: string }): TblError {
+  return new TblError('metadata', `${ctx.path}: empty completed commit file for instant ${ctx.instant} (a writer crashed while completing it?)`, {
+    path: ctx.path,
+    instant: ctx.instant,
+  });
+}
+
+function totalsOf(bytes: Uint8Array, f: TotalsFile): InstantTotals {
+  if (bytes.length === 0) throw emptyCompletedCommit({ path: f.uri, instant: f.instant });
+  return decodeCommitTotals(bytes, { path: f.uri });
+}
+
+/** Totals of chunk `c` of `files` (bytes read in a reused buffer: totals keep no reference to them). */
+export function chunkTotals(storage: Storage, files: readonly TotalsFile[], c: number, limit = 16): Promise<InstantTotals[]> {
+  const part = files.slice(c * TOTALS_CHUNK, (c + 1) * TOTALS_CHUNK);
+  return readEach(
+    storage,
+    part.map((f) => f.path),
+    limit,
+    (bytes, k) => totalsOf(bytes, part[k]!),
+  );
+}
+
+/** What the worker posts: one message per chunk, then `done`. */
+export type TotalsMessage = { chunk: number; rows: InstantTotals[] } | { chunk: number; error: WireError } | { done: true };
+
+export interface TotalsWorkerInput {
+  files: TotalsFile[];
+  /** Int32Array over it: [next chunk to claim] */
+  counter: SharedArrayBuffer;
+}
+
+/** Run from sources (vitest) no worker file exists: decode in this thread only. */
+function defaultWorkerUrl(): URL | undefined {
+  return import.meta.url.endsWith('.ts') ? undefined : new URL('./totals-worker.js', import.meta.url);
+}
+
+/**
+ * A worker started before the timeline is listed, so its start-up (~40 ms) overlaps the listing; it
+ * waits for its input (TotalsWorkerInput) as its first message.
+ */
+export class TotalsWorker {
+  private gone = false;
+  private onGone: (() => void) | undefined;
+
+  private constructor(private readonly worker: Worker) {
+    // it may fail or exit before run(): remember it, so run() never waits for a dead thread
+    const gone = (): void => {
+      this.gone = true;
+      this.onGone?.();
+    };
+    worker.on('error', gone);
+    worker.on('exit', gone);
+    worker.unref(); // an unused worker never keeps the process alive; run() refs it while it works
+  }
+
+  /** undefined when no worker can run here (no bundled worker file, one core, a failed start). */
+  static start(url: URL | null | undefined = defaultWorkerUrl()): TotalsWorker | undefined {
+    if (!url || availableParallelism() < 2) return undefined;
+    try {
+      return new TotalsWorker(new Worker(url));
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Hands it the files; settles (never rejects) once it is done or gone. */
+  run(input: TotalsWorkerInput, accept: (c: number, rows: InstantTotals[]) => void, errors: Map<number, Error>): Promise<void> {
+    const { worker } = this;
+    if (this.gone) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const finish = (): void => {
+        this.onGone = undefined;
+        resolve();
+        this.stop();
+      };
+      this.onGone = finish;
+      worker.on('message', (m: TotalsMessage) => {
+        if ('done' in m) finish();
+        else if ('error' in m) errors.set(m.chunk, fromWire(m.error));
+        else accept(m.chunk, m.rows);
+      });
+      worker.ref();
+      worker.postMessage(input);
+    });
+  }
+
+  stop(): void {
+    void this.worker.terminate();
+  }
+}
+
+export interface TotalsOptions {
+  /** in-flight reads for backends without a batch read */
+  concurrency?: number;
+  /** a started worker to share the decoding with (local storage only); stopped when not needed */
+  worker?: TotalsWorker;
+  /** files below which the worker is not used (default MIN_FILES_FOR_WORKER) */
+  minFilesForWorker?: number;
+  /** filled in: how many chunks the worker decoded */
+  stats?: { workerChunks: number };
+}
+
+/** Totals of every file, in order. */
+export async function loadTotals(storage: Storage, files: TotalsFile[], opts: TotalsOptions = {}): Promise<InstantTotals[]> {
+  const chunks = Math.ceil(files.length / TOTALS_CHUNK);
+  const out = new Array<InstantTotals>(files.length);
+  const done = new Uint8Array(chunks);
+  const errors = new Map<number, Error>();
+  const counter = new Int32Array(new SharedArrayBuffer(4));
+  const accept = (c: number, rows: InstantTotals[]): void => {
+    for (let k = 0; k < rows.length; k++) out[c * TOTALS_CHUNK + k] = rows[k]!;
+    done[c] = 1;
+  };
+  let helper: Promise<void> | undefined;
+  if (opts.worker) {
+    if (storage.scheme === 'file' && files.length >= (opts.minFilesForWorker ?? MIN_FILES_FOR_WORKER)) {
+      const fromWorker = (c: number, rows: InstantTotals[]): void => {
+        if (opts.stats) opts.stats.workerChunks += 1;
+        accept(c, rows);
+      };
+      helper = opts.worker.run({ files, counter: counter.buffer as SharedArrayBuffer }, fromWorker, errors);
+    } else opts.worker.stop();
+  }
+  for (let c = Atomics.add(counter, 0, 1); c < chunks; c = Atomics.add(counter, 0, 1)) {
+    try {
+      accept(c, await chunkTotals(storage, files, c, opts.concurrency));
+    } catch (e) {
+      errors.set(c, e as Error);
+      Atomics.store(counter, 0, chunks); // later chunks cannot matter: stop claiming
+    }
+  }
+  await helper;
+  // chunks the worker claimed but never answered (it failed to start or died): decode them here; the
+  // first error in chunk order is the one a single thread would have met
+  for (let c = 0; c < chunks; c++) {
+    if (errors.has(c)) throw errors.get(c);
+    if (!done[c]) accept(c, await chunkTotals(storage, files, c, opts.concurrency));
+  }
+  return out;
+}
+
+/** The worker's loop (totals-worker.ts): claim chunks until none is left, post each one's totals. */
+export async function serveTotals(storage: Storage, input: TotalsWorkerInput, post: (m: TotalsMessage) => void): Promise<void> {
+  const counter = new Int32Array(input.counter);
+  const chunks = Math.ceil(input.files.length / TOTALS_CHUNK);
+  for (let c = Atomics.add(counter, 0, 1); c < chunks; c = Atomics.add(counter, 0, 1)) {
+    try {
+      post({ chunk: c, rows: await chunkTotals(storage, input.files, c) });
+    } catch (e) {
+      post({ chunk: c, error: toWire(e) });
+      Atomics.store(counter, 0, chunks);
+    }
+  }
+  post({ done: true });
+}
