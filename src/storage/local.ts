@@ -2,7 +2,7 @@ import * as fs from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { STORAGE_ERROR_WORDS, StorageError, type StorageErrorCode } from '../errors/index.ts';
-import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import type { ContentSummary, DeleteOptions, FileStatus, ListOptions, Storage } from './types.ts';
 
 function codeOf(e: unknown): StorageErrorCode {
@@ -148,7 +148,8 @@ export class LocalStorage implements Storage {
   async list(dir: string, opts: ListOptions = {}): Promise<FileStatus[]> {
     let names: import('node:fs').Dirent[];
     try {
-      names = await fs.readdir(dir, { withFileTypes: true });
+      // lazy listings are the timeline's: one directory the caller waits for, so no thread-pool hop
+      names = opts.lazyStatus ? readdirSync(dir, { withFileTypes: true }) : await fs.readdir(dir, { withFileTypes: true });
     } catch (e) {
       throw fail('list', dir, e);
     }

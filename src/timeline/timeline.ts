@@ -155,6 +155,8 @@ class ListedInstant implements Instant {
     public action: Action,
     public state: State,
     private readonly zone: 'LOCAL' | 'UTC',
+    /** the comparable action instants are grouped by */
+    readonly group: Action,
   ) {
     this.effectiveAction = action;
   }
@@ -182,16 +184,23 @@ class ListedInstant implements Instant {
 
 /** Groups timeline files into instants (TimelineLayout filter: latest state per instant). */
 export function groupInstants(files: FileStatus[], src: Pick<TimelineSource, 'layout' | 'timezone'>): Instant[] {
-  const groups = new Map<string, ListedInstant>();
+  // keyed by requested time alone (no key string per file); the rare second action at one time
+  // (a clean and a commit, say) makes the entry a list
+  const groups = new Map<string, ListedInstant | ListedInstant[]>();
+  const all: ListedInstant[] = [];
   for (const f of files) {
     if (f.isDirectory) continue;
     const p = parseInstantFileName(f.name, src.layout, f.path);
     if (!p) continue;
-    const key = `${p.requestedTime}|${comparableAction(p.action)}`;
-    let inst = groups.get(key);
+    const group = comparableAction(p.action);
+    const found = groups.get(p.requestedTime);
+    let inst = found === undefined ? undefined : Array.isArray(found) ? found.find((i) => i.group === group) : found.group === group ? found : undefined;
     if (!inst) {
-      inst = new ListedInstant(p.requestedTime, p.action, p.state, src.timezone);
-      groups.set(key, inst);
+      inst = new ListedInstant(p.requestedTime, p.action, p.state, src.timezone, group);
+      all.push(inst);
+      if (found === undefined) groups.set(p.requestedTime, inst);
+      else if (Array.isArray(found)) found.push(inst);
+      else groups.set(p.requestedTime, [found, inst]);
     }
     inst.files[p.state] = f;
     inst.stateActions[p.state] = p.action;
@@ -204,12 +213,12 @@ export function groupInstants(files: FileStatus[], src: Pick<TimelineSource, 'la
       else inst.completedAt(f); // layout 1: the file's mtime, read only when asked
     }
   }
-  for (const inst of groups.values()) {
+  for (const inst of all) {
     const pendingAction = inst.stateActions.REQUESTED ?? inst.stateActions.INFLIGHT;
     inst.effectiveAction = pendingAction && pendingAction !== 'commit' ? pendingAction : inst.action;
     if (inst.state === 'COMPLETED' && pendingAction === undefined) inst.effectiveAction = inst.action;
   }
-  return [...groups.values()].sort(compareInstants);
+  return all.sort(compareInstants);
 }
 
 export async function loadActiveTimeline(src: TimelineSource): Promise<Timeline> {
