@@ -53,10 +53,28 @@ export function chunkTotals(storage: Storage, files: readonly TotalsFile[], c: n
 /** What the worker posts: one message per chunk, then `done`. */
 export type TotalsMessage = { chunk: number; rows: InstantTotals[] } | { chunk: number; error: WireError } | { done: true };
 
+/** The files as '\n'-joined strings: one string clones in a copy, 20k small objects do not. */
 export interface TotalsWorkerInput {
-  files: TotalsFile[];
+  paths: string;
+  /** absent when every URI is its path (local storage) */
+  uris?: string;
+  instants: string;
   /** Int32Array over it: [next chunk to claim] */
   counter: SharedArrayBuffer;
+}
+
+export function toWorkerInput(files: readonly TotalsFile[], counter: SharedArrayBuffer): TotalsWorkerInput {
+  const paths = files.map((f) => f.path).join('\n');
+  const uris = files.map((f) => f.uri).join('\n');
+  return { paths, uris: uris === paths ? undefined : uris, instants: files.map((f) => f.instant).join('\n'), counter };
+}
+
+export function fromWorkerInput(input: TotalsWorkerInput): TotalsFile[] {
+  if (input.paths === '') return [];
+  const paths = input.paths.split('\n');
+  const uris = input.uris?.split('\n') ?? paths;
+  const instants = input.instants.split('\n');
+  return paths.map((path, n) => ({ path, uri: uris[n]!, instant: instants[n]! }));
 }
 
 /** Run from sources (vitest) no worker file exists: decode in this thread only. */
@@ -148,7 +166,7 @@ export async function loadTotals(storage: Storage, files: TotalsFile[], opts: To
         if (opts.stats) opts.stats.workerChunks += 1;
         accept(c, rows);
       };
-      helper = opts.worker.run({ files, counter: counter.buffer as SharedArrayBuffer }, fromWorker, errors);
+      helper = opts.worker.run(toWorkerInput(files, counter.buffer as SharedArrayBuffer), fromWorker, errors);
     } else opts.worker.stop();
   }
   for (let c = Atomics.add(counter, 0, 1); c < chunks; c = Atomics.add(counter, 0, 1)) {
@@ -172,10 +190,11 @@ export async function loadTotals(storage: Storage, files: TotalsFile[], opts: To
 /** The worker's loop (totals-worker.ts): claim chunks until none is left, post each one's totals. */
 export async function serveTotals(storage: Storage, input: TotalsWorkerInput, post: (m: TotalsMessage) => void): Promise<void> {
   const counter = new Int32Array(input.counter);
-  const chunks = Math.ceil(input.files.length / TOTALS_CHUNK);
+  const files = fromWorkerInput(input);
+  const chunks = Math.ceil(files.length / TOTALS_CHUNK);
   for (let c = Atomics.add(counter, 0, 1); c < chunks; c = Atomics.add(counter, 0, 1)) {
     try {
-      post({ chunk: c, rows: await chunkTotals(storage, input.files, c) });
+      post({ chunk: c, rows: await chunkTotals(storage, files, c) });
     } catch (e) {
       post({ chunk: c, error: toWire(e) });
       Atomics.store(counter, 0, chunks);

@@ -14,6 +14,21 @@ export function humanReadableByteCount(bytes: number): string {
  * HALF_UP (so 1.005 → "1.01", where JS toFixed gives "1.00").
  */
 export function javaFixed(v: number, digits: number): string {
+  if (digits === 1 && v >= 0 && v < 1e21) {
+    // the common case (byte counts), without the general path's splits: no exponent, and either
+    // no fraction, exactly one digit, or a second digit that rounds down
+    const s = String(v);
+    const dot = s.indexOf('.');
+    if (dot < 0) {
+      if (s.indexOf('e') < 0) return `${s}.0`;
+    } else if (s.length === dot + 2) return s;
+    else if (s.charCodeAt(dot + 2) < 53 && s.indexOf('e') < 0) return s.slice(0, dot + 2);
+  }
+  return javaFixedGeneral(v, digits);
+}
+
+/** javaFixed without its fast path (exported for the test that pins the two together). */
+export function javaFixedGeneral(v: number, digits: number): string {
   if (!Number.isFinite(v)) return String(v);
   const neg = v < 0 || Object.is(v, -0);
   let [intPart, frac = ''] = plainDecimal(Math.abs(v)).split('.') as [string, string?];

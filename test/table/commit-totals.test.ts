@@ -11,7 +11,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { TblError } from '../../src/errors/index.ts';
 import { emptyCommitMetadata, encodeCommitMetadataJson, newWriteStat } from '../../src/metadata/index.ts';
 import { LocalStorage } from '../../src/storage/index.ts';
-import { loadTotals, TOTALS_CHUNK, TotalsWorker, type InstantTotals, type TotalsFile } from '../../src/table/commit-totals.ts';
+import { fromWorkerInput, loadTotals, TOTALS_CHUNK, TotalsWorker, toWorkerInput, type InstantTotals, type TotalsFile } from '../../src/table/commit-totals.ts';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 let workerUrl: URL;
@@ -83,13 +83,26 @@ describe('commits show totals across two threads', () => {
     const got: InstantTotals[] = new Array(files.length);
     const errors = new Map<number, Error>();
     let chunks = 0;
-    await worker.run({ files, counter: new SharedArrayBuffer(4) }, (c, rows) => {
+    await worker.run(toWorkerInput(files, new SharedArrayBuffer(4)), (c, rows) => {
       chunks += 1;
       rows.forEach((r, k) => (got[c * TOTALS_CHUNK + k] = r));
     }, errors);
     expect(errors.size).toBe(0);
     expect(chunks).toBe(Math.ceil(N / TOTALS_CHUNK));
     expect(summary(got)).toEqual(expected);
+  });
+
+  it('the worker input round-trips the files (URIs sent only when they differ from the paths)', () => {
+    const files = [
+      { path: '/t/.hoodie/1.commit', uri: '/t/.hoodie/1.commit', instant: '1' },
+      { path: '/t/.hoodie/2.commit', uri: '/t/.hoodie/2.commit', instant: '2' },
+    ];
+    const sab = new SharedArrayBuffer(4);
+    expect(toWorkerInput(files, sab).uris).toBeUndefined();
+    expect(fromWorkerInput(toWorkerInput(files, sab))).toEqual(files);
+    const remote = files.map((f) => ({ ...f, uri: `webhdfs://nn:9870${f.path}` }));
+    expect(fromWorkerInput(toWorkerInput(remote, sab))).toEqual(remote);
+    expect(fromWorkerInput(toWorkerInput([], sab))).toEqual([]);
   });
 
   it('a worker and this thread together give the totals written, in order', async () => {
