@@ -22,7 +22,14 @@ export function javaFixed(v: number, digits: number): string {
     if (dot < 0) {
       if (s.indexOf('e') < 0) return `${s}.0`;
     } else if (s.length === dot + 2) return s;
-    else if (s.charCodeAt(dot + 2) < 53 && s.indexOf('e') < 0) return s.slice(0, dot + 2);
+    else if (s.indexOf('e') < 0) {
+      if (s.charCodeAt(dot + 2) < 53) return s.slice(0, dot + 2);
+      if (dot < 15) {
+        // HALF_UP on the decimal digits: the tenths plus one, as an integer (exact below 2^53)
+        const tenths = String(Number(s.slice(0, dot) + s.charAt(dot + 1)) + 1).padStart(2, '0');
+        return `${tenths.slice(0, -1)}.${tenths.slice(-1)}`;
+      }
+    }
   }
   return javaFixedGeneral(v, digits);
 }
