@@ -148,43 +148,81 @@ export interface TotalsOptions {
   stats?: { workerChunks: number };
 }
 
-/** Totals of every file, in order. */
-export async function loadTotals(storage: Storage, files: TotalsFile[], opts: TotalsOptions = {}): Promise<InstantTotals[]> {
-  const chunks = Math.ceil(files.length / TOTALS_CHUNK);
-  const out = new Array<InstantTotals>(files.length);
-  const done = new Uint8Array(chunks);
-  const errors = new Map<number, Error>();
-  const counter = new Int32Array(new SharedArrayBuffer(4));
-  const accept = (c: number, rows: InstantTotals[]): void => {
-    for (let k = 0; k < rows.length; k++) out[c * TOTALS_CHUNK + k] = rows[k]!;
-    done[c] = 1;
-  };
-  let helper: Promise<void> | undefined;
-  if (opts.worker) {
-    if (storage.scheme === 'file' && files.length >= (opts.minFilesForWorker ?? MIN_FILES_FOR_WORKER)) {
+/**
+ * One decoding of `files`, shared by a worker (started with the run, possibly before this thread
+ * joins: it can begin while the timeline is still being grouped) and this thread (join()).
+ */
+export class TotalsRun {
+  private readonly chunks: number;
+  private readonly out: InstantTotals[];
+  private readonly done: Uint8Array;
+  private readonly errors = new Map<number, Error>();
+  private readonly counter = new Int32Array(new SharedArrayBuffer(4));
+  private readonly helper: Promise<void> | undefined;
+
+  constructor(
+    readonly files: TotalsFile[],
+    private readonly worker?: TotalsWorker,
+    stats?: { workerChunks: number },
+  ) {
+    this.chunks = Math.ceil(files.length / TOTALS_CHUNK);
+    this.out = new Array<InstantTotals>(files.length);
+    this.done = new Uint8Array(this.chunks);
+    if (worker) {
       const fromWorker = (c: number, rows: InstantTotals[]): void => {
-        if (opts.stats) opts.stats.workerChunks += 1;
-        accept(c, rows);
+        if (stats) stats.workerChunks += 1;
+        this.accept(c, rows);
       };
-      helper = opts.worker.run(toWorkerInput(files, counter.buffer as SharedArrayBuffer), fromWorker, errors);
-    } else opts.worker.stop();
-  }
-  for (let c = Atomics.add(counter, 0, 1); c < chunks; c = Atomics.add(counter, 0, 1)) {
-    try {
-      accept(c, await chunkTotals(storage, files, c, opts.concurrency));
-    } catch (e) {
-      errors.set(c, e as Error);
-      Atomics.store(counter, 0, chunks); // later chunks cannot matter: stop claiming
+      this.helper = worker.run(toWorkerInput(files, this.counter.buffer as SharedArrayBuffer), fromWorker, this.errors);
     }
   }
-  await helper;
-  // chunks the worker claimed but never answered (it failed to start or died): decode them here; the
-  // first error in chunk order is the one a single thread would have met
-  for (let c = 0; c < chunks; c++) {
-    if (errors.has(c)) throw errors.get(c);
-    if (!done[c]) accept(c, await chunkTotals(storage, files, c, opts.concurrency));
+
+  private accept(c: number, rows: InstantTotals[]): void {
+    for (let k = 0; k < rows.length; k++) this.out[c * TOTALS_CHUNK + k] = rows[k]!;
+    this.done[c] = 1;
   }
-  return out;
+
+  /** Not needed after all (the files were not the ones wanted): stop the worker, drop everything. */
+  abandon(): void {
+    Atomics.store(this.counter, 0, this.chunks);
+    this.worker?.stop();
+  }
+
+  /** Decodes chunks beside the worker until none is left; totals of every file, in order. */
+  async join(storage: Storage, concurrency?: number): Promise<InstantTotals[]> {
+    const { chunks, counter, errors, files } = this;
+    for (let c = Atomics.add(counter, 0, 1); c < chunks; c = Atomics.add(counter, 0, 1)) {
+      try {
+        this.accept(c, await chunkTotals(storage, files, c, concurrency));
+      } catch (e) {
+        errors.set(c, e as Error);
+        Atomics.store(counter, 0, chunks); // later chunks cannot matter: stop claiming
+      }
+    }
+    await this.helper;
+    // chunks the worker claimed but never answered (it failed to start or died): decode them here; the
+    // first error in chunk order is the one a single thread would have met
+    for (let c = 0; c < chunks; c++) {
+      if (errors.has(c)) throw errors.get(c);
+      if (!this.done[c]) this.accept(c, await chunkTotals(storage, files, c, concurrency));
+    }
+    return this.out;
+  }
+}
+
+/** Whether a worker should share decoding these files. */
+export function worthAWorker(storage: Storage, files: number, minFiles = MIN_FILES_FOR_WORKER): boolean {
+  return storage.scheme === 'file' && files >= minFiles;
+}
+
+/** Totals of every file, in order. */
+export function loadTotals(storage: Storage, files: TotalsFile[], opts: TotalsOptions = {}): Promise<InstantTotals[]> {
+  let worker = opts.worker;
+  if (worker && !worthAWorker(storage, files.length, opts.minFilesForWorker)) {
+    worker.stop();
+    worker = undefined;
+  }
+  return new TotalsRun(files, worker, opts.stats).join(storage, opts.concurrency);
 }
 
 /** The worker's loop (totals-worker.ts): claim chunks until none is left, post each one's totals. */

@@ -12,9 +12,10 @@ import {
   type CommitMetadata,
   type CompactionPlan,
 } from '../metadata/index.ts';
-import type { Instant, Timeline } from '../timeline/index.ts';
+import { completedCommitFilesOf, type Instant, type Timeline } from '../timeline/index.ts';
+import type { FileStatus } from '../storage/index.ts';
 import { parseInstantTime } from '../util/index.ts';
-import { emptyCompletedCommit, loadTotals, TotalsWorker, type InstantTotals } from './commit-totals.ts';
+import { emptyCompletedCommit, loadTotals, TotalsRun, TotalsWorker, worthAWorker, type InstantTotals, type TotalsFile } from './commit-totals.ts';
 import type { Table } from './open.ts';
 
 export interface CommitWithMetadata {
@@ -44,21 +45,53 @@ export interface CommitTotalsRow {
 }
 
 /** Totals of every completed commit, newest first, read without building full metadata objects. */
-export async function loadCommitTotals(table: Table, opts: { limit?: number; workerUrl?: URL | null } = {}): Promise<CommitTotalsRow[]> {
+export interface CommitTotalsOptions {
+  limit?: number;
+  /** the bundled totals worker (default: beside the bundled library); null: none */
+  workerUrl?: URL | null;
+  /** filled in: whether decoding began on the listing, and the chunks the worker decoded */
+  stats?: { early: boolean; workerChunks: number };
+}
+
+export async function loadCommitTotals(table: Table, opts: CommitTotalsOptions = {}): Promise<CommitTotalsRow[]> {
   const limited = opts.limit !== undefined && opts.limit > 0;
-  // a whole local timeline may be thousands of files: start a helper thread while the listing runs
+  // a whole local timeline may be thousands of files: a helper thread starts while the directory is
+  // listed, and begins decoding the completed commits named by the listing while it is grouped
   const worker = table.storage.scheme === 'file' && !limited ? TotalsWorker.start(opts.workerUrl) : undefined;
+  let early: TotalsRun | undefined;
+  const onListed = (listed: FileStatus[]): void => {
+    const named = completedCommitFilesOf(listed, table.config.layoutVersion);
+    if (!worthAWorker(table.storage, named.length)) return;
+    const files = named.map(({ file, requestedTime }) => ({ path: file.path, uri: table.storage.uri(file.path), instant: requestedTime }));
+    early = new TotalsRun(files, worker, opts.stats);
+  };
   let commits: Instant[];
   try {
-    commits = (await table.timeline()).completedCommits().reverse();
+    commits = (await table.timeline(worker ? onListed : undefined)).completedCommits().reverse();
   } catch (e) {
     worker?.stop();
     throw e;
   }
   if (limited) commits = commits.slice(0, opts.limit);
   const files = commits.map((i) => ({ path: i.files.COMPLETED!.path, uri: where(table, i).path, instant: i.requestedTime }));
-  const totals = await loadTotals(table.storage, files, { concurrency: table.timelineSource.concurrency, worker });
+  const concurrency = table.timelineSource.concurrency;
+  let totals: InstantTotals[];
+  if (early && sameFiles(early.files, files)) {
+    if (opts.stats) opts.stats.early = true;
+    totals = await early.join(table.storage, concurrency);
+  } else {
+    // no early start (timeline already loaded, or too few files), or the names misled it (a
+    // malformed timeline): decode what the grouped timeline says
+    early?.abandon();
+    totals = await loadTotals(table.storage, files, { concurrency, worker: early ? undefined : worker, stats: opts.stats });
+  }
   return commits.map((instant, n) => ({ instant, totals: totals[n]! }));
+}
+
+function sameFiles(a: readonly TotalsFile[], b: readonly TotalsFile[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let k = 0; k < a.length; k++) if (a[k]!.path !== b[k]!.path || a[k]!.instant !== b[k]!.instant || a[k]!.uri !== b[k]!.uri) return false;
+  return true;
 }
 
 /**

@@ -221,7 +221,40 @@ export function groupInstants(files: FileStatus[], src: Pick<TimelineSource, 'la
   return all.sort(compareInstants);
 }
 
-export async function loadActiveTimeline(src: TimelineSource): Promise<Timeline> {
+/** `onListed` sees the directory listing before it is grouped (a caller may start work on it). */
+export async function loadActiveTimeline(src: TimelineSource, onListed?: (files: FileStatus[]) => void): Promise<Timeline> {
   const files = await src.storage.list(src.timelineDir, { lazyStatus: true });
+  onListed?.(files);
   return new Timeline(src, groupInstants(files, src));
+}
+
+const COMPLETED_COMMIT_V1 = /^(\d+)\.(commit|deltacommit|replacecommit)$/;
+const COMPLETED_COMMIT_V2 = /^(\d+)(?:_\d+)?\.(commit|deltacommit|replacecommit)$/;
+
+/**
+ * The completed commit files of a listing, newest first, from their names alone: the files
+ * `completedCommits().reverse()` will name once the listing is grouped, in the same order, unless
+ * the timeline is malformed (a caller must compare before relying on it).
+ */
+export function completedCommitFilesOf(files: readonly FileStatus[], layout: 1 | 2): { file: FileStatus; requestedTime: string }[] {
+  const re = layout === 1 ? COMPLETED_COMMIT_V1 : COMPLETED_COMMIT_V2;
+  const found: { file: FileStatus; requestedTime: string; action: string }[] = [];
+  let ordered = true;
+  for (const file of files) {
+    if (!file.name.endsWith('commit')) continue; // cheap first cut: most names are requested/inflight
+    const m = re.exec(file.name);
+    if (!m || file.isDirectory) continue;
+    const next = { file, requestedTime: m[1]!, action: m[2]! };
+    const prev = found[found.length - 1];
+    if (prev && byTimeThenAction(prev, next) > 0) ordered = false;
+    found.push(next);
+  }
+  // a sorted listing is already in (time, action) order except where 14- and 17-digit times meet
+  if (!ordered) found.sort(byTimeThenAction);
+  return found.reverse();
+}
+
+function byTimeThenAction(a: { requestedTime: string; action: string }, b: { requestedTime: string; action: string }): number {
+  if (a.requestedTime !== b.requestedTime) return a.requestedTime < b.requestedTime ? -1 : 1;
+  return a.action < b.action ? -1 : a.action > b.action ? 1 : 0;
 }

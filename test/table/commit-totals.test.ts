@@ -11,7 +11,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { TblError } from '../../src/errors/index.ts';
 import { emptyCommitMetadata, encodeCommitMetadataJson, newWriteStat } from '../../src/metadata/index.ts';
 import { LocalStorage } from '../../src/storage/index.ts';
-import { fromWorkerInput, loadTotals, TOTALS_CHUNK, TotalsWorker, toWorkerInput, type InstantTotals, type TotalsFile } from '../../src/table/commit-totals.ts';
+import { openTable, loadCommitTotals } from '../../src/table/index.ts';
+import { fromWorkerInput, loadTotals, MIN_FILES_FOR_WORKER, TOTALS_CHUNK, TotalsWorker, toWorkerInput, type InstantTotals, type TotalsFile } from '../../src/table/commit-totals.ts';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 let workerUrl: URL;
@@ -146,5 +147,75 @@ describe('commits show totals across two threads', () => {
     const stats = { workerChunks: 0 };
     expect(summary(await loadTotals(storage, files.slice(0, 10), { worker: TotalsWorker.start(workerUrl), stats }))).toEqual(expected.slice(0, 10));
     expect(stats.workerChunks).toBe(0);
+  });
+});
+
+describe('loadCommitTotals: decoding starts on the listing', () => {
+  /** A layout-1 table of `n` commits (+ requested/inflight files), 14- and 17-digit times mixed. */
+  function table(n: number): { dir: string; expected: number[] } {
+    const dir = mkdtempSync(join(tmpdir(), 'tblcli-early-'));
+    const meta = join(dir, '.hoodie');
+    mkdirSync(meta);
+    writeFileSync(join(meta, 'hoodie.properties'), 'hoodie.table.name=t\nhoodie.table.type=COPY_ON_WRITE\nhoodie.table.version=6\nhoodie.timeline.layout.version=1\n');
+    const times: string[] = [];
+    for (let i = 0; i < n; i++) {
+      // every 50th instant has a 14-digit time: it sorts among the 17-digit ones differently by name
+      times.push(i % 50 === 0 ? String(20240101000000 + i) : String(20240101000000000 + i * 1000));
+    }
+    for (const [i, t] of times.entries()) {
+      const m = emptyCommitMetadata();
+      m.partitionToWriteStats.p = [newWriteStat({ fileId: `f${i}`, path: `p/f${i}.parquet`, prevCommit: 'null', partitionPath: 'p', numWrites: i })];
+      writeFileSync(join(meta, `${t}.commit.requested`), '');
+      writeFileSync(join(meta, `${t}.inflight`), '');
+      writeFileSync(join(meta, `${t}.commit`), encodeCommitMetadataJson(m));
+    }
+    const order = times.map((t, i) => ({ t, i })).sort((a, b) => (a.t < b.t ? 1 : a.t > b.t ? -1 : 0));
+    return { dir, expected: order.map((x) => x.i) };
+  }
+
+  it('the worker starts on the listing; rows are the grouped timeline\'s, newest first', async () => {
+    const { dir, expected } = table(MIN_FILES_FOR_WORKER + 100);
+    const stats = { early: false, workerChunks: 0 };
+    const rows = await loadCommitTotals(await openTable(dir), { workerUrl, stats });
+    expect(stats.early).toBe(true);
+    expect(rows.map((r) => r.totals.totalRecordsWritten)).toEqual(expected);
+    const alone = await loadCommitTotals(await openTable(dir), { workerUrl: null });
+    expect(alone.map((r) => [r.instant.requestedTime, r.totals])).toEqual(rows.map((r) => [r.instant.requestedTime, r.totals]));
+  });
+
+  it('a timeline the names mislead (one instant completed twice, layout 2) is decoded from the grouped timeline', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tblcli-mislead-'));
+    const tl = join(dir, '.hoodie', 'timeline');
+    mkdirSync(tl, { recursive: true });
+    writeFileSync(join(dir, '.hoodie', 'hoodie.properties'), 'hoodie.table.name=t\nhoodie.table.type=COPY_ON_WRITE\nhoodie.table.version=8\nhoodie.timeline.layout.version=2\n');
+    const n = MIN_FILES_FOR_WORKER + 10;
+    const commit = (records: number) => {
+      const m = emptyCommitMetadata();
+      m.partitionToWriteStats.p = [newWriteStat({ fileId: 'f', path: 'p/f.parquet', prevCommit: 'null', partitionPath: 'p', numWrites: records })];
+      return encodeCommitMetadataJson(m);
+    };
+    for (let i = 0; i < n; i++) {
+      const t = String(20240101000000000 + i * 1000);
+      writeFileSync(join(tl, `${t}.commit.requested`), '');
+      writeFileSync(join(tl, `${t}_${String(20240101000000000 + i * 1000 + 500)}.commit`), commit(i));
+    }
+    // the newest instant completed twice: the names give n + 1 files, the grouped timeline n
+    writeFileSync(join(tl, `${String(20240101000000000 + (n - 1) * 1000)}_20990101000000000.commit`), commit(-1));
+    const stats = { early: false, workerChunks: 0 };
+    const rows = await loadCommitTotals(await openTable(dir), { workerUrl, stats });
+    expect(stats.early).toBe(false);
+    expect(rows).toHaveLength(n);
+    // grouping keeps the later completed file of the two
+    expect(rows.map((r) => r.totals.totalRecordsWritten)).toEqual([-1, ...Array.from({ length: n - 1 }, (_, k) => n - 2 - k)]);
+  });
+
+  it('a small timeline stops the worker unused; --limit starts none', async () => {
+    const { dir, expected } = table(40);
+    const stats = { early: false, workerChunks: 0 };
+    const rows = await loadCommitTotals(await openTable(dir), { workerUrl, stats });
+    expect([stats.early, stats.workerChunks]).toEqual([false, 0]);
+    expect(rows.map((r) => r.totals.totalRecordsWritten)).toEqual(expected);
+    const limited = await loadCommitTotals(await openTable(dir), { workerUrl, stats, limit: 5 });
+    expect(limited.map((r) => r.totals.totalRecordsWritten)).toEqual(expected.slice(0, 5));
   });
 });
