@@ -53,7 +53,7 @@ export function chunkTotals(storage: Storage, files: readonly TotalsFile[], c: n
 /** What the worker posts: one message per chunk, then `done`. */
 export type TotalsMessage = { chunk: number; rows: InstantTotals[] } | { chunk: number; error: WireError } | { done: true };
 
-/** The files as '\n'-joined strings: one string clones in a copy, 20k small objects do not. */
+/** The files as NUL-joined strings (NUL cannot occur in a path): one string clones in a copy, 20k small objects do not. */
 export interface TotalsWorkerInput {
   paths: string;
   /** absent when every URI is its path (local storage) */
@@ -64,16 +64,16 @@ export interface TotalsWorkerInput {
 }
 
 export function toWorkerInput(files: readonly TotalsFile[], counter: SharedArrayBuffer): TotalsWorkerInput {
-  const paths = files.map((f) => f.path).join('\n');
-  const uris = files.map((f) => f.uri).join('\n');
-  return { paths, uris: uris === paths ? undefined : uris, instants: files.map((f) => f.instant).join('\n'), counter };
+  const paths = files.map((f) => f.path).join('\0');
+  const uris = files.map((f) => f.uri).join('\0');
+  return { paths, uris: uris === paths ? undefined : uris, instants: files.map((f) => f.instant).join('\0'), counter };
 }
 
 export function fromWorkerInput(input: TotalsWorkerInput): TotalsFile[] {
   if (input.paths === '') return [];
-  const paths = input.paths.split('\n');
-  const uris = input.uris?.split('\n') ?? paths;
-  const instants = input.instants.split('\n');
+  const paths = input.paths.split('\0');
+  const uris = input.uris?.split('\0') ?? paths;
+  const instants = input.instants.split('\0');
   return paths.map((path, n) => ({ path, uri: uris[n]!, instant: instants[n]! }));
 }
 

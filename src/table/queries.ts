@@ -44,7 +44,6 @@ export interface CommitTotalsRow {
   totals: InstantTotals;
 }
 
-/** Totals of every completed commit, newest first, read without building full metadata objects. */
 export interface CommitTotalsOptions {
   limit?: number;
   /** the bundled totals worker (default: beside the bundled library); null: none */
@@ -53,6 +52,7 @@ export interface CommitTotalsOptions {
   stats?: { early: boolean; workerChunks: number };
 }
 
+/** Totals of every completed commit, newest first, read without building full metadata objects. */
 export async function loadCommitTotals(table: Table, opts: CommitTotalsOptions = {}): Promise<CommitTotalsRow[]> {
   const limited = opts.limit !== undefined && opts.limit > 0;
   // a whole local timeline may be thousands of files: a helper thread starts while the directory is

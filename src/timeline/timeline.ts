@@ -1,5 +1,5 @@
 import { TblError } from '../errors/index.ts';
-import { mapLimit, readEach, type FileStatus, type Storage } from '../storage/index.ts';
+import { mapLimit, type FileStatus, type Storage } from '../storage/index.ts';
 import { formatInstantTime } from '../util/index.ts';
 import {
   comparableAction,
@@ -118,20 +118,6 @@ export class Timeline {
     return mapLimit(instants, this.source.concurrency ?? 16, async (i) =>
       fn(await this.read(i, state === 'latest' ? i.state : state, false), i),
     );
-  }
-
-  /**
-   * Like mapRead for callers that only extract values (totals, names): `fn` gets bytes valid only
-   * during its call (the local backend reads every file into one reused buffer) and must copy
-   * anything it keeps. Not cached.
-   */
-  async mapReadTransient<T>(instants: readonly Instant[], state: State, fn: (bytes: Uint8Array, i: Instant) => T): Promise<T[]> {
-    const paths = instants.map((i) => {
-      const f = i.files[state];
-      if (!f) throw noStateFile(i, state);
-      return f.path;
-    });
-    return readEach(this.source.storage, paths, this.source.concurrency ?? 16, (bytes, n) => fn(bytes, instants[n]!));
   }
 }
 
