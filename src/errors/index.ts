@@ -89,45 +89,6 @@ export class StorageError extends TblError {
   }
 }
 
-/** An error as plain data, for postMessage between threads (classes do not survive the clone). */
-export interface WireError {
-  name: string;
-  message: string;
-  stack?: string;
-  kind?: ErrorKind;
-  path?: string;
-  instant?: string;
-  key?: string;
-  hint?: string;
-  op?: string;
-  code?: StorageErrorCode;
-  remoteException?: string;
-  status?: number;
-}
-
-export function toWire(e: unknown): WireError {
-  if (!(e instanceof Error)) return { name: 'Error', message: String(e) };
-  const w: WireError = { name: e.name, message: e.message, stack: e.stack };
-  if (e instanceof TblError) Object.assign(w, { kind: e.kind, path: e.path, instant: e.instant, key: e.key, hint: e.hint });
-  if (e instanceof StorageError) Object.assign(w, { op: e.op, code: e.code, remoteException: e.remoteException, status: e.status });
-  return w;
-}
-
-/** The error toWire described, as the same class with the same fields. */
-export function fromWire(w: WireError): Error {
-  let e: Error;
-  if (w.code !== undefined && w.op !== undefined) {
-    e = new StorageError(w.op, w.path ?? '', w.code, w.message, { remoteException: w.remoteException, status: w.status });
-  } else if (w.kind !== undefined) {
-    e = new TblError(w.kind, w.message, { path: w.path, instant: w.instant, key: w.key, hint: w.hint });
-  } else {
-    e = new Error(w.message);
-    e.name = w.name;
-  }
-  if (w.stack) e.stack = w.stack;
-  return e;
-}
-
 export function isTblError(e: unknown): e is TblError {
   return e instanceof Error && typeof (e as TblError).kind === 'string' && e.name !== 'Error'
     ? true

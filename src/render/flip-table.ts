@@ -111,7 +111,7 @@ function writeRowBytes(widths: number[], head: string, rowDivider: string, cells
   const div = Buffer.from(rowDivider);
   // a plain row's bytes at most: every UTF-16 unit of a cell is ≤ 3 bytes, padding makes up the width
   const rowMax = div.length + START.length + (widths.length - 1) * SEPARATOR.length + END.length + 3 * widths.reduce((a, w) => a + w, 0);
-  let buf = Buffer.allocUnsafe(CHUNK_BYTES);
+  let buf = Buffer.allocUnsafe(Math.max(CHUNK_BYTES, Buffer.byteLength(head))); // a very wide column's header may not fit a chunk
   let at = buf.write(head);
   const room = (n: number): void => {
     if (at + n <= buf.length) return;

@@ -49,38 +49,37 @@ function toStatus(path: string, st: import('node:fs').Stats): FileStatus {
 const GONE = { size: 0, mtimeMs: 0, isDirectory: () => false } as unknown as import('node:fs').Stats;
 
 class LazyStatus implements FileStatus {
-  private st: import('node:fs').Stats | undefined;
+  #st: import('node:fs').Stats | undefined;
+  readonly path: string;
+  readonly name: string;
+  readonly isDirectory: boolean;
 
-  constructor(
-    readonly path: string,
-    readonly name: string,
-    readonly isDirectory: boolean,
-  ) {}
+  /** `symlink`: decide isDirectory from the link's target (a dangling link is a file). */
+  constructor(path: string, name: string, isDirectory: boolean, symlink = false) {
+    this.path = path;
+    this.name = name;
+    this.isDirectory = isDirectory || (symlink && this.#load().isDirectory());
+  }
 
-  private load(): import('node:fs').Stats {
-    if (!this.st) {
+  #load(): import('node:fs').Stats {
+    if (!this.#st) {
       try {
-        this.st = statSync(this.path);
+        this.#st = statSync(this.path);
       } catch (e) {
         // deleted since the listing (an archiver or cleaner ran): report it as an empty, epoch-old file
         if (codeOf(e) !== 'not-found') throw fail('stat', this.path, e);
         return GONE;
       }
     }
-    return this.st;
+    return this.#st;
   }
 
   get size(): number {
-    return this.isDirectory ? 0 : this.load().size;
+    return this.isDirectory ? 0 : this.#load().size;
   }
 
   get mtimeMs(): number {
-    return Math.floor(this.load().mtimeMs);
-  }
-
-  /** For a symlink: whether it points at a directory (a dangling link is a file). */
-  targetIsDirectory(): boolean {
-    return this.load().isDirectory();
+    return Math.floor(this.#load().mtimeMs);
   }
 
   toJSON(): FileStatus {
@@ -94,8 +93,7 @@ function lazyStatuses(dir: string, entries: import('node:fs').Dirent[]): FileSta
   for (const d of entries) {
     if (d.name.endsWith('.crc')) continue;
     const path = prefix + d.name;
-    const st = new LazyStatus(path, d.name, d.isDirectory());
-    out.push(d.isSymbolicLink() && st.targetIsDirectory() ? new LazyStatus(path, d.name, true) : st);
+    out.push(new LazyStatus(path, d.name, d.isDirectory(), d.isSymbolicLink()));
   }
   out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   return out;

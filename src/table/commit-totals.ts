@@ -1,11 +1,11 @@
 // `commits show` totals of many completed instants. On the local file system a 20k-instant timeline is
 // CPU-bound (read + JSON.parse of ~90 MB), so a worker thread decodes chunks of files beside this
 // thread: both take the next chunk from one shared counter, so neither waits for the other however
-// late the worker starts. Results, and the error reported (the first in timeline order), are what a
-// single thread gives.
+// late the worker starts. Results, and the error reported (the first in timeline order, with its
+// cause chain: the worker only says which chunk failed), are what a single thread gives.
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { fromWire, TblError, toWire, type WireError } from '../errors/index.ts';
+import { TblError } from '../errors/index.ts';
 import { decodeCommitTotals } from '../metadata/index.ts';
 import { readEach, type Storage } from '../storage/index.ts';
 
@@ -50,8 +50,11 @@ export function chunkTotals(storage: Storage, files: readonly TotalsFile[], c: n
   );
 }
 
-/** What the worker posts: one message per chunk, then `done`. */
-export type TotalsMessage = { chunk: number; rows: InstantTotals[] } | { chunk: number; error: WireError } | { done: true };
+/**
+ * What the worker posts: each chunk's totals, or that a chunk failed (this thread decodes that chunk
+ * again and throws the real error, cause chain and all), then `done`.
+ */
+export type TotalsMessage = { chunk: number; rows: InstantTotals[] } | { chunk: number; failed: true } | { done: true };
 
 /** The files as NUL-joined strings (NUL cannot occur in a path): one string clones in a copy, 20k small objects do not. */
 export interface TotalsWorkerInput {
@@ -83,21 +86,28 @@ function defaultWorkerUrl(): URL | undefined {
 }
 
 /**
- * A worker started before the timeline is listed, so its start-up (~40 ms) overlaps the listing; it
- * waits for its input (TotalsWorkerInput) as its first message.
+ * A worker thread for totals. Started as soon as a timeline is known to be large (on its listing), it
+ * boots while the timeline is grouped and waits for its input (TotalsWorkerInput) as its first message.
  */
 export class TotalsWorker {
-  private gone = false;
-  private onGone: (() => void) | undefined;
+  #gone = false;
+  #onGone: (() => void) | undefined;
+  readonly #worker: Worker;
+  /** settles when the thread has failed or exited */
+  readonly exited: Promise<void>;
 
-  private constructor(private readonly worker: Worker) {
+  private constructor(worker: Worker) {
+    this.#worker = worker;
     // it may fail or exit before run(): remember it, so run() never waits for a dead thread
-    const gone = (): void => {
-      this.gone = true;
-      this.onGone?.();
-    };
-    worker.on('error', gone);
-    worker.on('exit', gone);
+    this.exited = new Promise<void>((resolve) => {
+      const gone = (): void => {
+        this.#gone = true;
+        this.#onGone?.();
+        resolve();
+      };
+      worker.on('error', gone);
+      worker.on('exit', gone);
+    });
     worker.unref(); // an unused worker never keeps the process alive; run() refs it while it works
   }
 
@@ -112,20 +122,20 @@ export class TotalsWorker {
   }
 
   /** Hands it the files; settles (never rejects) once it is done or gone. */
-  run(input: TotalsWorkerInput, accept: (c: number, rows: InstantTotals[]) => void, errors: Map<number, Error>): Promise<void> {
-    const { worker } = this;
-    if (this.gone) return Promise.resolve();
+  run(input: TotalsWorkerInput, accept: (c: number, rows: InstantTotals[]) => void): Promise<void> {
+    const worker = this.#worker;
+    if (this.#gone) return Promise.resolve();
     return new Promise<void>((resolve) => {
       const finish = (): void => {
-        this.onGone = undefined;
+        this.#onGone = undefined;
         resolve();
         this.stop();
       };
-      this.onGone = finish;
+      this.#onGone = finish;
       worker.on('message', (m: TotalsMessage) => {
         if ('done' in m) finish();
-        else if ('error' in m) errors.set(m.chunk, fromWire(m.error));
-        else accept(m.chunk, m.rows);
+        else if ('rows' in m) accept(m.chunk, m.rows);
+        // a failed chunk stays undone: join() decodes it again and meets the error itself
       });
       worker.ref();
       worker.postMessage(input);
@@ -133,7 +143,7 @@ export class TotalsWorker {
   }
 
   stop(): void {
-    void this.worker.terminate();
+    void this.#worker.terminate();
   }
 }
 
@@ -149,14 +159,13 @@ export interface TotalsOptions {
 }
 
 /**
- * One decoding of `files`, shared by a worker (started with the run, possibly before this thread
+ * One decoding of `files`, shared by a worker (handed the files at once, possibly before this thread
  * joins: it can begin while the timeline is still being grouped) and this thread (join()).
  */
 export class TotalsRun {
   private readonly chunks: number;
   private readonly out: InstantTotals[];
   private readonly done: Uint8Array;
-  private readonly errors = new Map<number, Error>();
   private readonly counter = new Int32Array(new SharedArrayBuffer(4));
   private readonly helper: Promise<void> | undefined;
 
@@ -173,7 +182,7 @@ export class TotalsRun {
         if (stats) stats.workerChunks += 1;
         this.accept(c, rows);
       };
-      this.helper = worker.run(toWorkerInput(files, this.counter.buffer as SharedArrayBuffer), fromWorker, this.errors);
+      this.helper = worker.run(toWorkerInput(files, this.counter.buffer as SharedArrayBuffer), fromWorker);
     }
   }
 
@@ -190,18 +199,23 @@ export class TotalsRun {
 
   /** Decodes chunks beside the worker until none is left; totals of every file, in order. */
   async join(storage: Storage, concurrency?: number): Promise<InstantTotals[]> {
-    const { chunks, counter, errors, files } = this;
+    const { chunks, counter, files } = this;
+    if (!this.worker) {
+      // alone: one pass, so a remote backend keeps its reads in flight across what would be chunks
+      return readEach(storage, files.map((f) => f.path), concurrency ?? 16, (bytes, k) => totalsOf(bytes, files[k]!));
+    }
+    const errors = new Map<number, unknown>();
     for (let c = Atomics.add(counter, 0, 1); c < chunks; c = Atomics.add(counter, 0, 1)) {
       try {
         this.accept(c, await chunkTotals(storage, files, c, concurrency));
       } catch (e) {
-        errors.set(c, e as Error);
+        errors.set(c, e);
         Atomics.store(counter, 0, chunks); // later chunks cannot matter: stop claiming
       }
     }
     await this.helper;
-    // chunks the worker claimed but never answered (it failed to start or died): decode them here; the
-    // first error in chunk order is the one a single thread would have met
+    // chunks the worker failed, claimed and never answered (it died), or never claimed: decoded here
+    // in order, so the error thrown is the first in timeline order, as a single thread would meet it
     for (let c = 0; c < chunks; c++) {
       if (errors.has(c)) throw errors.get(c);
       if (!this.done[c]) this.accept(c, await chunkTotals(storage, files, c, concurrency));
@@ -233,8 +247,8 @@ export async function serveTotals(storage: Storage, input: TotalsWorkerInput, po
   for (let c = Atomics.add(counter, 0, 1); c < chunks; c = Atomics.add(counter, 0, 1)) {
     try {
       post({ chunk: c, rows: await chunkTotals(storage, files, c) });
-    } catch (e) {
-      post({ chunk: c, error: toWire(e) });
+    } catch {
+      post({ chunk: c, failed: true });
       Atomics.store(counter, 0, chunks);
     }
   }

@@ -55,21 +55,22 @@ export interface CommitTotalsOptions {
 /** Totals of every completed commit, newest first, read without building full metadata objects. */
 export async function loadCommitTotals(table: Table, opts: CommitTotalsOptions = {}): Promise<CommitTotalsRow[]> {
   const limited = opts.limit !== undefined && opts.limit > 0;
-  // a whole local timeline may be thousands of files: a helper thread starts while the directory is
-  // listed, and begins decoding the completed commits named by the listing while it is grouped
-  const worker = table.storage.scheme === 'file' && !limited ? TotalsWorker.start(opts.workerUrl) : undefined;
+  // a large local timeline: a helper thread starts on the listing and begins decoding the completed
+  // commits it names while this thread groups the timeline
   let early: TotalsRun | undefined;
   const onListed = (listed: FileStatus[]): void => {
     const named = completedCommitFilesOf(listed, table.config.layoutVersion);
     if (!worthAWorker(table.storage, named.length)) return;
+    const worker = TotalsWorker.start(opts.workerUrl);
+    if (!worker) return;
     const files = named.map(({ file, requestedTime }) => ({ path: file.path, uri: table.storage.uri(file.path), instant: requestedTime }));
     early = new TotalsRun(files, worker, opts.stats);
   };
   let commits: Instant[];
   try {
-    commits = (await table.timeline(worker ? onListed : undefined)).completedCommits().reverse();
+    commits = (await table.timeline(limited ? undefined : onListed)).completedCommits().reverse();
   } catch (e) {
-    worker?.stop();
+    early?.abandon();
     throw e;
   }
   if (limited) commits = commits.slice(0, opts.limit);
@@ -80,10 +81,11 @@ export async function loadCommitTotals(table: Table, opts: CommitTotalsOptions =
     if (opts.stats) opts.stats.early = true;
     totals = await early.join(table.storage, concurrency);
   } else {
-    // no early start (timeline already loaded, or too few files), or the names misled it (a
+    // no early start (a small or remote timeline, or one loaded before), or the names misled it (a
     // malformed timeline): decode what the grouped timeline says
     early?.abandon();
-    totals = await loadTotals(table.storage, files, { concurrency, worker: early ? undefined : worker, stats: opts.stats });
+    const worker = !limited && worthAWorker(table.storage, files.length) ? TotalsWorker.start(opts.workerUrl) : undefined;
+    totals = await loadTotals(table.storage, files, { concurrency, worker, stats: opts.stats });
   }
   return commits.map((instant, n) => ({ instant, totals: totals[n]! }));
 }

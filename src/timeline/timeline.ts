@@ -133,38 +133,40 @@ class ListedInstant implements Instant {
   effectiveAction: Action;
   files: Partial<Record<State, FileStatus>> = {};
   stateActions: Partial<Record<State, Action>> = {};
-  private completion: string | undefined = undefined;
-  private completedFile: FileStatus | undefined = undefined;
+  #completion: string | undefined = undefined;
+  #completedFile: FileStatus | undefined = undefined;
+  readonly #zone: 'LOCAL' | 'UTC';
 
   constructor(
     readonly requestedTime: string,
     public action: Action,
     public state: State,
-    private readonly zone: 'LOCAL' | 'UTC',
+    zone: 'LOCAL' | 'UTC',
     /** the comparable action instants are grouped by */
     readonly group: Action,
   ) {
     this.effectiveAction = action;
+    this.#zone = zone;
   }
 
   get completionTime(): string | undefined {
-    if (this.completion === undefined && this.completedFile) this.completion = formatInstantTime(new Date(this.completedFile.mtimeMs), this.zone);
-    return this.completion;
+    if (this.#completion === undefined && this.#completedFile) this.#completion = formatInstantTime(new Date(this.#completedFile.mtimeMs), this.#zone);
+    return this.#completion;
   }
 
   set completionTime(t: string | undefined) {
-    this.completion = t;
-    this.completedFile = undefined;
+    this.#completion = t;
+    this.#completedFile = undefined;
   }
 
   completedAt(file: FileStatus): void {
-    this.completedFile = file;
-    this.completion = undefined;
+    this.#completedFile = file;
+    this.#completion = undefined;
   }
 
   toJSON(): Instant {
-    const { requestedTime, action, state, completionTime, effectiveAction, files, stateActions } = this;
-    return { requestedTime, action, state, completionTime, effectiveAction, files, stateActions };
+    const { requestedTime, action, state, effectiveAction, files, stateActions, completionTime } = this;
+    return { requestedTime, action, state, effectiveAction, files, stateActions, completionTime };
   }
 }
 

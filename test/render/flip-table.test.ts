@@ -151,6 +151,11 @@ describe('renderFlipTable writeBytes (big tables as UTF-8 chunks)', () => {
     expect(text).toBe(renderFlipTable(headers, cells, { header: bold }));
   });
 
+  it('a column wider than a chunk (a 400k-character cell): nothing is cut', () => {
+    const cells = [['a', 'x'.repeat(400_000)], ['b', 'ü']];
+    expect(collect(['k', 'v'], cells).text).toBe(renderFlipTable(['k', 'v'], cells));
+  });
+
   it('no rows: the (empty) table as one chunk', () => {
     expect(collect(['a', 'b'], []).text).toBe(renderFlipTable(['a', 'b'], []));
   });

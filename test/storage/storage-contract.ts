@@ -125,13 +125,14 @@ export function storageContract(name: string, factory: () => Promise<ContractFix
       for (const f of files) await s.writeNew(f.path, f.data);
       const paths = files.map((f) => f.path);
       // the bytes are valid only during the callback: compare there, keep copies
+      const nested: Promise<number[][]>[] = [];
       const seen = await readEach(s, paths, 2, (b, i) => {
-        const inner: number[] = [];
-        if (i === 2) void readEach(s, [paths[1]!], 1, (x) => inner.push(...x)); // nested: must not clobber b
-        return { same: Buffer.from(b).equals(Buffer.from(files[i]!.data)), length: b.length, inner };
+        if (i === 2) nested.push(readEach(s, [paths[1]!], 1, (x) => [...x])); // nested: must not clobber b
+        return { same: Buffer.from(b).equals(Buffer.from(files[i]!.data)), length: b.length };
       });
       expect(seen.map((x) => x.same)).toEqual(sizes.map(() => true));
       expect(seen.map((x) => x.length)).toEqual(sizes);
+      expect(await Promise.all(nested)).toEqual([[[...files[1]!.data]]]);
       try {
         await readEach(s, [paths[0]!, `${d}/missing`, paths[1]!], 2, (b) => b.length);
         expect.unreachable();
