@@ -45,7 +45,10 @@ export function systemIO(env: Env = process.env): IO {
     isStderrTTY,
     colorEnabled,
     columns,
-    stdin: process.stdin,
+    // a getter: touching process.stdin builds a stream (and a pipe handle) that most commands never read
+    get stdin() {
+      return process.stdin;
+    },
   };
 }
 
