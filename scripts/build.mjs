@@ -20,8 +20,13 @@ const lazyChildProcess = {
 
 rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
 await build({
-  // compaction-worker: one file group's merge in a worker thread; the library finds it beside its chunks
-  entryPoints: { tblcli: 'commands/main.ts', 'bench-lib': 'bench/lib.ts', 'compaction-worker': 'src/services/compaction/worker.ts' },
+  // workers (a file group's compaction merge; `commits show` totals) run beside the library's chunks
+  entryPoints: {
+    tblcli: 'commands/main.ts',
+    'bench-lib': 'bench/lib.ts',
+    'compaction-worker': 'src/services/compaction/worker.ts',
+    'totals-worker': 'src/table/totals-worker.ts',
+  },
   outdir: 'dist',
   bundle: true,
   splitting: true,
@@ -32,7 +37,7 @@ await build({
   // it is needed on every start, and bundled it loads without the CommonJS loader.
   external: ['avsc', 'hyparquet', 'hyparquet-writer', 'hyparquet-compressors', 'ink', 'react', 'chalk', 'cli-table3'],
   sourcemap: 'linked',
-  minify: true,
+  minify: process.env.TBLCLI_BUILD_MINIFY !== '0', // 0: readable names in CPU profiles
   // bundled CommonJS (commander) requires node builtins
   banner: { js: "import { createRequire as __tblcliRequire } from 'node:module'; const require = __tblcliRequire(import.meta.url);" },
   logLevel: 'warning',

@@ -2,7 +2,8 @@
 // so tests run the whole CLI in-process with makeTestIO.
 
 export interface IO {
-  stdout: (s: string) => void;
+  /** Text, or UTF-8 bytes the stream may keep (big tables are written as encoded chunks). */
+  stdout: (s: string | Uint8Array) => void;
   stderr: (s: string) => void;
   isStdoutTTY: boolean;
   isStderrTTY: boolean;
@@ -44,7 +45,10 @@ export function systemIO(env: Env = process.env): IO {
     isStderrTTY,
     colorEnabled,
     columns,
-    stdin: process.stdin,
+    // a getter: touching process.stdin builds a stream (and a pipe handle) that most commands never read
+    get stdin() {
+      return process.stdin;
+    },
   };
 }
 
@@ -57,9 +61,10 @@ export function makeTestIO(opts: { tty?: boolean; columns?: number; color?: bool
   let out = '';
   let err = '';
   const tty = opts.tty ?? false;
+  const utf8 = new TextDecoder();
   const io: IO = {
     stdout: (s) => {
-      out += s;
+      out += typeof s === 'string' ? s : utf8.decode(s, { stream: true });
     },
     stderr: (s) => {
       err += s;

@@ -55,9 +55,9 @@ export class Output {
       this.io.stdout(renderDelimited(headers, model.cells, opts.format === 'csv' ? ',' : '\t', { header: true }));
       return;
     }
-    // written in pieces: a 20k-row table is ~15 MB
-    const write = (chunk: string) => this.io.stdout(chunk);
-    renderFlipTable(model.headers, model.cells, this.color ? { header: bold, write } : { write });
+    // written in encoded pieces: a 20k-row table is ~15 MB
+    const writeBytes = (chunk: Uint8Array) => this.io.stdout(chunk);
+    renderFlipTable(model.headers, model.cells, this.color ? { header: bold, writeBytes } : { writeBytes });
   }
 
   /** A single object (`show`-style): pretty on a TTY, compact otherwise. */

@@ -1,6 +1,7 @@
 // Avro object-container files (the encoding of every Avro instant file), framed by hand on Uint8Array and
 // synchronous; avsc only encodes/decodes the datums. Any avsc failure becomes a TblError naming the path.
-import avro from 'avsc';
+import type avro from 'avsc';
+import { avsc } from './avsc.ts';
 
 type Resolver = ReturnType<avro.Type['createResolver']>;
 import { randomBytes } from 'node:crypto';
@@ -52,7 +53,7 @@ function wrapOption(schema: object): 'auto' | false {
 export function avroType(schema: object): AvroType {
   let t = typeCache.get(schema);
   if (!t) {
-    t = avro.Type.forSchema(schema as avro.Schema, { wrapUnions: wrapOption(schema) });
+    t = avsc().Type.forSchema(schema as avro.Schema, { wrapUnions: wrapOption(schema) });
     typeCache.set(schema, t);
   }
   return t;
@@ -72,7 +73,7 @@ function stripDefaults(s: unknown): unknown {
 function writerType(text: string, parsed: object): AvroType {
   let t = textTypeCache.get(text);
   if (!t) {
-    t = avro.Type.forSchema(stripDefaults(parsed) as avro.Schema, { wrapUnions: wrapOption(parsed) });
+    t = avsc().Type.forSchema(stripDefaults(parsed) as avro.Schema, { wrapUnions: wrapOption(parsed) });
     if (textTypeCache.size > 256) textTypeCache.clear();
     textTypeCache.set(text, t);
   }

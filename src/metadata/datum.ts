@@ -1,6 +1,7 @@
 // Bare Avro datums (no container): records inside log blocks (HoodieArchivedMetaEntry in .hoodie/archived,
 // HoodieDeleteRecordList in DELETE blocks). The writer schema comes from the block header or is implied.
-import avro from 'avsc';
+import type avro from 'avsc';
+import { avsc } from './avsc.ts';
 import { TblError } from '../errors/index.ts';
 import { avroType } from './avro-container.ts';
 import { SCHEMAS, type SchemaName } from './schemas.ts';
@@ -14,7 +15,7 @@ function writerTypeOf(schema: object | string, path: string): avro.Type {
   if (!t) {
     try {
       const parsed = typeof schema === 'string' ? (JSON.parse(schema) as object) : schema;
-      t = avro.Type.forSchema(stripDefaults(parsed) as avro.Schema, { wrapUnions: 'auto' });
+      t = avsc().Type.forSchema(stripDefaults(parsed) as avro.Schema, { wrapUnions: 'auto' });
     } catch (e) {
       throw new TblError('metadata', `${path}: invalid Avro writer schema (${(e as Error).message})`, { path, cause: e });
     }

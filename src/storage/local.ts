@@ -2,7 +2,7 @@ import * as fs from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { STORAGE_ERROR_WORDS, StorageError, type StorageErrorCode } from '../errors/index.ts';
-import { readFileSync, statSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import type { ContentSummary, DeleteOptions, FileStatus, ListOptions, Storage } from './types.ts';
 
 function codeOf(e: unknown): StorageErrorCode {
@@ -42,45 +42,98 @@ function toStatus(path: string, st: import('node:fs').Stats): FileStatus {
 }
 
 /**
- * Statuses whose size and mtime are read (stat(2), synchronously, once) on first access: a 60k-file
- * timeline directory lists in milliseconds when only names are needed.
+ * A status whose size and mtime are read (stat(2), synchronously, once) on first access: a 60k-file
+ * timeline directory lists in milliseconds when only names are needed. A class, not per-entry
+ * closures: 60k entries would otherwise cost ~1 KB of heap each.
  */
 const GONE = { size: 0, mtimeMs: 0, isDirectory: () => false } as unknown as import('node:fs').Stats;
 
+class LazyStatus implements FileStatus {
+  #st: import('node:fs').Stats | undefined;
+  readonly path: string;
+  readonly name: string;
+  readonly isDirectory: boolean;
+
+  /** `symlink`: decide isDirectory from the link's target (a dangling link is a file). */
+  constructor(path: string, name: string, isDirectory: boolean, symlink = false) {
+    this.path = path;
+    this.name = name;
+    this.isDirectory = isDirectory || (symlink && this.#load().isDirectory());
+  }
+
+  #load(): import('node:fs').Stats {
+    if (!this.#st) {
+      try {
+        this.#st = statSync(this.path);
+      } catch (e) {
+        // deleted since the listing (an archiver or cleaner ran): report it as an empty, epoch-old file
+        if (codeOf(e) !== 'not-found') throw fail('stat', this.path, e);
+        return GONE;
+      }
+    }
+    return this.#st;
+  }
+
+  get size(): number {
+    return this.isDirectory ? 0 : this.#load().size;
+  }
+
+  get mtimeMs(): number {
+    return Math.floor(this.#load().mtimeMs);
+  }
+
+  toJSON(): FileStatus {
+    return { path: this.path, name: this.name, isDirectory: this.isDirectory, size: this.size, mtimeMs: this.mtimeMs };
+  }
+}
+
 function lazyStatuses(dir: string, entries: import('node:fs').Dirent[]): FileStatus[] {
   const out: FileStatus[] = [];
+  const prefix = dir.endsWith('/') ? dir : `${dir}/`;
   for (const d of entries) {
     if (d.name.endsWith('.crc')) continue;
-    const path = dir.endsWith('/') ? dir + d.name : `${dir}/${d.name}`;
-    let st: import('node:fs').Stats | undefined;
-    const load = () => {
-      if (!st) {
-        try {
-          st = statSync(path);
-        } catch (e) {
-          // deleted since the listing (an archiver or cleaner ran): report it as an empty, epoch-old file
-          if (codeOf(e) !== 'not-found') throw fail('stat', path, e);
-          return GONE;
-        }
-      }
-      return st;
-    };
-    const isDirectory = d.isDirectory() || (d.isSymbolicLink() && load().isDirectory());
-    out.push({
-      path,
-      name: d.name,
-      isDirectory,
-      get size() {
-        return isDirectory ? 0 : load().size;
-      },
-      get mtimeMs() {
-        return Math.floor(load().mtimeMs);
-      },
-    });
+    const path = prefix + d.name;
+    out.push(new LazyStatus(path, d.name, d.isDirectory(), d.isSymbolicLink()));
   }
   out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   return out;
 }
+
+/** One growable read buffer; the bytes it returns are valid until the next read. */
+class ReuseBuffer {
+  busy = false;
+  private buf = Buffer.allocUnsafeSlow(1 << 16);
+
+  read(path: string): Uint8Array {
+    let fd: number | undefined;
+    try {
+      fd = openSync(path, 'r');
+      let n = 0;
+      for (;;) {
+        if (n === this.buf.length) {
+          const bigger = Buffer.allocUnsafeSlow(this.buf.length * 2);
+          this.buf.copy(bigger, 0, 0, n);
+          this.buf = bigger;
+        }
+        const got = readSync(fd, this.buf, n, this.buf.length - n, null);
+        if (got === 0) break;
+        n += got;
+      }
+      return this.buf.subarray(0, n);
+    } catch (e) {
+      throw fail('read', path, e);
+    } finally {
+      if (fd !== undefined) closeSync(fd);
+    }
+  }
+
+  release(): void {
+    this.busy = false;
+    if (this.buf.length > 1 << 22) this.buf = Buffer.allocUnsafeSlow(1 << 16); // do not pin one huge file
+  }
+}
+
+const shared = new ReuseBuffer();
 
 /** Local file system (also NFS mounts). */
 export class LocalStorage implements Storage {
@@ -93,7 +146,8 @@ export class LocalStorage implements Storage {
   async list(dir: string, opts: ListOptions = {}): Promise<FileStatus[]> {
     let names: import('node:fs').Dirent[];
     try {
-      names = await fs.readdir(dir, { withFileTypes: true });
+      // lazy listings are the timeline's: one directory the caller waits for, so no thread-pool hop
+      names = opts.lazyStatus ? readdirSync(dir, { withFileTypes: true }) : await fs.readdir(dir, { withFileTypes: true });
     } catch (e) {
       throw fail('list', dir, e);
     }
@@ -144,6 +198,22 @@ export class LocalStorage implements Storage {
     } catch (e) {
       throw fail('read', path, e);
     }
+  }
+
+  /**
+   * Reads every file synchronously into one reused buffer: no buffer is allocated per file, which
+   * on a 20k-instant timeline saves the allocations, the fstat calls and most of the GC work.
+   */
+  async readEach<T>(paths: readonly string[], fn: (bytes: Uint8Array, index: number) => T): Promise<T[]> {
+    const out = new Array<T>(paths.length);
+    const reader = shared.busy ? new ReuseBuffer() : shared; // a nested readEach gets its own buffer
+    reader.busy = true;
+    try {
+      for (let i = 0; i < paths.length; i++) out[i] = fn(reader.read(paths[i]!), i);
+    } finally {
+      reader.release();
+    }
+    return out;
   }
 
   async readRange(path: string, offset: number, length: number): Promise<Uint8Array> {

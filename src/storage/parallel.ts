@@ -1,3 +1,5 @@
+import type { Storage } from './types.ts';
+
 /** Maps with at most `limit` promises in flight, keeping input order in the result. */
 export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T, i: number) => Promise<R>): Promise<R[]> {
   const out = new Array<R>(items.length);
@@ -10,4 +12,13 @@ export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (it
   };
   await Promise.all(Array.from({ length: Math.min(Math.max(1, limit), items.length) }, worker));
   return out;
+}
+
+/**
+ * Reads whole files and maps each one's bytes with `fn` (Storage.readEach when the backend has it,
+ * else readFile with `limit` in flight). `fn` must not keep the bytes past its call.
+ */
+export function readEach<T>(storage: Storage, paths: readonly string[], limit: number, fn: (bytes: Uint8Array, index: number) => T): Promise<T[]> {
+  if (storage.readEach) return storage.readEach(paths, fn);
+  return mapLimit(paths, limit, async (p, i) => fn(await storage.readFile(p), i));
 }

@@ -41,6 +41,13 @@ export interface Storage {
   stat(path: string): Promise<FileStatus>;
   exists(path: string): Promise<boolean>;
   readFile(path: string): Promise<Uint8Array>;
+  /**
+   * Optional batch form of readFile for many small files: each file's bytes go to `fn` as soon as
+   * they are read, results keep the order of `paths`. The bytes are valid only during the call (a
+   * backend may read every file into one reused buffer), so `fn` must copy what it keeps. Use
+   * readEach() from this module, which falls back to readFile.
+   */
+  readEach?<T>(paths: readonly string[], fn: (bytes: Uint8Array, index: number) => T): Promise<T[]>;
   /** Reads [offset, offset+length); shorter at end of file. */
   readRange(path: string, offset: number, length: number): Promise<Uint8Array>;
   /**

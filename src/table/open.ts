@@ -1,5 +1,5 @@
 import { StorageError, TblError } from '../errors/index.ts';
-import { resolveLocation, type Storage, type StorageOptions } from '../storage/index.ts';
+import { resolveLocation, type FileStatus, type Storage, type StorageOptions } from '../storage/index.ts';
 import { parseProperties, toTableConfig, type TableConfig } from '../config/index.ts';
 import { loadActiveTimeline, type Timeline, type TimelineSource } from '../timeline/index.ts';
 import { joinPath } from '../util/index.ts';
@@ -13,8 +13,11 @@ export interface Table {
   config: TableConfig;
   warnings: string[];
   timelineSource: TimelineSource;
-  /** loaded once and cached; `refresh` builds a new Table */
-  timeline(): Promise<Timeline>;
+  /**
+   * Loaded once and cached; `refresh` builds a new Table. `onListed` sees the listing before it is
+   * grouped when this call is the one that loads it.
+   */
+  timeline(onListed?: (files: FileStatus[]) => void): Promise<Timeline>;
 }
 
 export interface OpenOptions extends StorageOptions {
@@ -86,8 +89,8 @@ export async function openTableAt(storage: Storage, basePath: string, uri = stor
     config,
     warnings,
     timelineSource,
-    timeline() {
-      cached ??= loadActiveTimeline(timelineSource);
+    timeline(onListed) {
+      cached ??= loadActiveTimeline(timelineSource, onListed);
       return cached;
     },
   };

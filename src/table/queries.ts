@@ -4,7 +4,6 @@ import { TblError } from '../errors/index.ts';
 import {
   decodeCleanMetadata,
   decodeCommitMetadata,
-  decodeCommitTotals,
   decodeCompactionPlan,
   decodeRestoreMetadata,
   decodeRestorePlan,
@@ -13,8 +12,10 @@ import {
   type CommitMetadata,
   type CompactionPlan,
 } from '../metadata/index.ts';
-import type { Instant, Timeline } from '../timeline/index.ts';
+import { completedCommitFilesOf, type Instant, type Timeline } from '../timeline/index.ts';
+import type { FileStatus } from '../storage/index.ts';
 import { parseInstantTime } from '../util/index.ts';
+import { emptyCompletedCommit, loadTotals, TotalsRun, TotalsWorker, worthAWorker, type InstantTotals, type TotalsFile } from './commit-totals.ts';
 import type { Table } from './open.ts';
 
 export interface CommitWithMetadata {
@@ -27,17 +28,9 @@ function where(table: Table, i: Instant): { path: string } {
   return { path: f ? table.storage.uri(f.path) : `${table.uri} instant ${i.requestedTime}` };
 }
 
-/**
- * A completed commit file must carry metadata: Java 1.x reads an empty one as "no writes", which
- * hides the crash that produced it, so name it instead.
- */
+/** A completed commit's metadata; an empty file is an error naming it (emptyCompletedCommit). */
 export function decodeCompletedCommit(bytes: Uint8Array, ctx: { path: string; instant: string }): CommitMetadata {
-  if (bytes.length === 0) {
-    throw new TblError('metadata', `${ctx.path}: empty completed commit file for instant ${ctx.instant} (a writer crashed while completing it?)`, {
-      path: ctx.path,
-      instant: ctx.instant,
-    });
-  }
+  if (bytes.length === 0) throw emptyCompletedCommit(ctx);
   return decodeCommitMetadata(bytes, ctx);
 }
 
@@ -48,19 +41,59 @@ export async function loadCommits(table: Table, opts: { limit?: number } = {}): 
 
 export interface CommitTotalsRow {
   instant: Instant;
-  totals: ReturnType<typeof decodeCommitTotals>;
+  totals: InstantTotals;
+}
+
+export interface CommitTotalsOptions {
+  limit?: number;
+  /** the bundled totals worker (default: beside the bundled library); null: none */
+  workerUrl?: URL | null;
+  /** filled in: whether decoding began on the listing, and the chunks the worker decoded */
+  stats?: { early: boolean; workerChunks: number };
 }
 
 /** Totals of every completed commit, newest first, read without building full metadata objects. */
-export async function loadCommitTotals(table: Table, opts: { limit?: number } = {}): Promise<CommitTotalsRow[]> {
-  const tl = await table.timeline();
-  let commits = tl.completedCommits().reverse();
-  if (opts.limit !== undefined && opts.limit > 0) commits = commits.slice(0, opts.limit);
-  return tl.mapRead(commits, 'COMPLETED', (bytes, i) => {
-    const ctx = where(table, i);
-    if (bytes.length === 0) decodeCompletedCommit(bytes, { ...ctx, instant: i.requestedTime }); // throws: names the file
-    return { instant: i, totals: decodeCommitTotals(bytes, ctx) };
-  });
+export async function loadCommitTotals(table: Table, opts: CommitTotalsOptions = {}): Promise<CommitTotalsRow[]> {
+  const limited = opts.limit !== undefined && opts.limit > 0;
+  // a large local timeline: a helper thread starts on the listing and begins decoding the completed
+  // commits it names while this thread groups the timeline
+  let early: TotalsRun | undefined;
+  const onListed = (listed: FileStatus[]): void => {
+    const named = completedCommitFilesOf(listed, table.config.layoutVersion);
+    if (!worthAWorker(table.storage, named.length)) return;
+    const worker = TotalsWorker.start(opts.workerUrl);
+    if (!worker) return;
+    const files = named.map(({ file, requestedTime }) => ({ path: file.path, uri: table.storage.uri(file.path), instant: requestedTime }));
+    early = new TotalsRun(files, worker, opts.stats);
+  };
+  let commits: Instant[];
+  try {
+    commits = (await table.timeline(limited ? undefined : onListed)).completedCommits().reverse();
+  } catch (e) {
+    early?.abandon();
+    throw e;
+  }
+  if (limited) commits = commits.slice(0, opts.limit);
+  const files = commits.map((i) => ({ path: i.files.COMPLETED!.path, uri: where(table, i).path, instant: i.requestedTime }));
+  const concurrency = table.timelineSource.concurrency;
+  let totals: InstantTotals[];
+  if (early && sameFiles(early.files, files)) {
+    if (opts.stats) opts.stats.early = true;
+    totals = await early.join(table.storage, concurrency);
+  } else {
+    // no early start (a small or remote timeline, or one loaded before), or the names misled it (a
+    // malformed timeline): decode what the grouped timeline says
+    early?.abandon();
+    const worker = !limited && worthAWorker(table.storage, files.length) ? TotalsWorker.start(opts.workerUrl) : undefined;
+    totals = await loadTotals(table.storage, files, { concurrency, worker, stats: opts.stats });
+  }
+  return commits.map((instant, n) => ({ instant, totals: totals[n]! }));
+}
+
+function sameFiles(a: readonly TotalsFile[], b: readonly TotalsFile[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let k = 0; k < a.length; k++) if (a[k]!.path !== b[k]!.path || a[k]!.instant !== b[k]!.instant || a[k]!.uri !== b[k]!.uri) return false;
+  return true;
 }
 
 /**

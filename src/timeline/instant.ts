@@ -19,6 +19,7 @@ export const ACTIONS = [
   'schemacommit',
 ] as const;
 export type Action = (typeof ACTIONS)[number];
+const ACTION_SET: ReadonlySet<string> = new Set(ACTIONS);
 
 export const STATE_ORDER: Record<State, number> = { REQUESTED: 0, INFLIGHT: 1, COMPLETED: 2 };
 
@@ -65,7 +66,7 @@ export function parseInstantFileName(name: string, layout: 1 | 2, where = name):
   else if (statePart === '.requested') state = 'REQUESTED';
   else if (statePart === '.inflight') state = 'INFLIGHT';
   else return invalid(name, where, `unknown state suffix '${statePart}'`);
-  if (!(ACTIONS as readonly string[]).includes(action)) {
+  if (!ACTION_SET.has(action)) {
     return invalid(name, where, `unknown action '${action}'`);
   }
   if (completion !== undefined && state !== 'COMPLETED') {

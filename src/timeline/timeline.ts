@@ -100,11 +100,7 @@ export class Timeline {
   read(instant: Instant, state: State = instant.state, cache = true): Promise<Uint8Array> {
     const file = instant.files[state];
     if (!file) {
-      return Promise.reject(
-        new TblError('timeline', `instant ${instant.requestedTime} (${instant.action}) has no ${state.toLowerCase()} file`, {
-          instant: instant.requestedTime,
-        }),
-      );
+      return Promise.reject(noStateFile(instant, state));
     }
     let p = this.cache.get(file.path);
     if (!p) {
@@ -125,25 +121,74 @@ export class Timeline {
   }
 }
 
+function noStateFile(i: Instant, state: State): TblError {
+  return new TblError('timeline', `instant ${i.requestedTime} (${i.action}) has no ${state.toLowerCase()} file`, { instant: i.requestedTime });
+}
+
+/**
+ * An instant as listed. On layout 1 the completion time is the completed file's mtime, read (stat)
+ * only when asked; a prototype getter keeps 20k instants in fast-property objects.
+ */
+class ListedInstant implements Instant {
+  effectiveAction: Action;
+  files: Partial<Record<State, FileStatus>> = {};
+  stateActions: Partial<Record<State, Action>> = {};
+  #completion: string | undefined = undefined;
+  #completedFile: FileStatus | undefined = undefined;
+  readonly #zone: 'LOCAL' | 'UTC';
+
+  constructor(
+    readonly requestedTime: string,
+    public action: Action,
+    public state: State,
+    zone: 'LOCAL' | 'UTC',
+    /** the comparable action instants are grouped by */
+    readonly group: Action,
+  ) {
+    this.effectiveAction = action;
+    this.#zone = zone;
+  }
+
+  get completionTime(): string | undefined {
+    if (this.#completion === undefined && this.#completedFile) this.#completion = formatInstantTime(new Date(this.#completedFile.mtimeMs), this.#zone);
+    return this.#completion;
+  }
+
+  set completionTime(t: string | undefined) {
+    this.#completion = t;
+    this.#completedFile = undefined;
+  }
+
+  completedAt(file: FileStatus): void {
+    this.#completedFile = file;
+    this.#completion = undefined;
+  }
+
+  toJSON(): Instant {
+    const { requestedTime, action, state, effectiveAction, files, stateActions, completionTime } = this;
+    return { requestedTime, action, state, effectiveAction, files, stateActions, completionTime };
+  }
+}
+
 /** Groups timeline files into instants (TimelineLayout filter: latest state per instant). */
 export function groupInstants(files: FileStatus[], src: Pick<TimelineSource, 'layout' | 'timezone'>): Instant[] {
-  const groups = new Map<string, Instant>();
+  // keyed by requested time alone (no key string per file); the rare second action at one time
+  // (a clean and a commit, say) makes the entry a list
+  const groups = new Map<string, ListedInstant | ListedInstant[]>();
+  const all: ListedInstant[] = [];
   for (const f of files) {
     if (f.isDirectory) continue;
     const p = parseInstantFileName(f.name, src.layout, f.path);
     if (!p) continue;
-    const key = `${p.requestedTime}|${comparableAction(p.action)}`;
-    let inst = groups.get(key);
+    const group = comparableAction(p.action);
+    const found = groups.get(p.requestedTime);
+    let inst = found === undefined ? undefined : Array.isArray(found) ? found.find((i) => i.group === group) : found.group === group ? found : undefined;
     if (!inst) {
-      inst = {
-        requestedTime: p.requestedTime,
-        action: p.action,
-        state: p.state,
-        effectiveAction: p.action,
-        files: {},
-        stateActions: {},
-      };
-      groups.set(key, inst);
+      inst = new ListedInstant(p.requestedTime, p.action, p.state, src.timezone, group);
+      all.push(inst);
+      if (found === undefined) groups.set(p.requestedTime, inst);
+      else if (Array.isArray(found)) found.push(inst);
+      else groups.set(p.requestedTime, [found, inst]);
     }
     inst.files[p.state] = f;
     inst.stateActions[p.state] = p.action;
@@ -153,27 +198,51 @@ export function groupInstants(files: FileStatus[], src: Pick<TimelineSource, 'la
     }
     if (p.state === 'COMPLETED') {
       if (p.completionTime !== undefined) inst.completionTime = p.completionTime;
-      else {
-        // layout 1: the completed file's mtime, read only when asked (listing may defer stat)
-        const zone = src.timezone;
-        let cached: string | undefined;
-        Object.defineProperty(inst, 'completionTime', {
-          enumerable: true,
-          configurable: true,
-          get: () => (cached ??= formatInstantTime(new Date(f.mtimeMs), zone)),
-        });
-      }
+      else inst.completedAt(f); // layout 1: the file's mtime, read only when asked
     }
   }
-  for (const inst of groups.values()) {
+  for (const inst of all) {
     const pendingAction = inst.stateActions.REQUESTED ?? inst.stateActions.INFLIGHT;
     inst.effectiveAction = pendingAction && pendingAction !== 'commit' ? pendingAction : inst.action;
     if (inst.state === 'COMPLETED' && pendingAction === undefined) inst.effectiveAction = inst.action;
   }
-  return [...groups.values()].sort(compareInstants);
+  return all.sort(compareInstants);
 }
 
-export async function loadActiveTimeline(src: TimelineSource): Promise<Timeline> {
+/** `onListed` sees the directory listing before it is grouped (a caller may start work on it). */
+export async function loadActiveTimeline(src: TimelineSource, onListed?: (files: FileStatus[]) => void): Promise<Timeline> {
   const files = await src.storage.list(src.timelineDir, { lazyStatus: true });
+  onListed?.(files);
   return new Timeline(src, groupInstants(files, src));
+}
+
+const COMPLETED_COMMIT_V1 = /^(\d+)\.(commit|deltacommit|replacecommit)$/;
+const COMPLETED_COMMIT_V2 = /^(\d+)(?:_\d+)?\.(commit|deltacommit|replacecommit)$/;
+
+/**
+ * The completed commit files of a listing, newest first, from their names alone: the files
+ * `completedCommits().reverse()` will name once the listing is grouped, in the same order, unless
+ * the timeline is malformed (a caller must compare before relying on it).
+ */
+export function completedCommitFilesOf(files: readonly FileStatus[], layout: 1 | 2): { file: FileStatus; requestedTime: string }[] {
+  const re = layout === 1 ? COMPLETED_COMMIT_V1 : COMPLETED_COMMIT_V2;
+  const found: { file: FileStatus; requestedTime: string; action: string }[] = [];
+  let ordered = true;
+  for (const file of files) {
+    if (!file.name.endsWith('commit')) continue; // cheap first cut: most names are requested/inflight
+    const m = re.exec(file.name);
+    if (!m || file.isDirectory) continue;
+    const next = { file, requestedTime: m[1]!, action: m[2]! };
+    const prev = found[found.length - 1];
+    if (prev && byTimeThenAction(prev, next) > 0) ordered = false;
+    found.push(next);
+  }
+  // a sorted listing is already in (time, action) order except where 14- and 17-digit times meet
+  if (!ordered) found.sort(byTimeThenAction);
+  return found.reverse();
+}
+
+function byTimeThenAction(a: { requestedTime: string; action: string }, b: { requestedTime: string; action: string }): number {
+  if (a.requestedTime !== b.requestedTime) return a.requestedTime < b.requestedTime ? -1 : 1;
+  return a.action < b.action ? -1 : a.action > b.action ? 1 : 0;
 }

@@ -14,6 +14,28 @@ export function humanReadableByteCount(bytes: number): string {
  * HALF_UP (so 1.005 → "1.01", where JS toFixed gives "1.00").
  */
 export function javaFixed(v: number, digits: number): string {
+  if (digits === 1 && v >= 0 && v < 1e21) {
+    // the common case (byte counts), without the general path's splits: no exponent, and either
+    // no fraction, exactly one digit, or a second digit that rounds down
+    const s = String(v);
+    const dot = s.indexOf('.');
+    if (dot < 0) {
+      if (s.indexOf('e') < 0) return `${s}.0`;
+    } else if (s.length === dot + 2) return s;
+    else if (s.indexOf('e') < 0) {
+      if (s.charCodeAt(dot + 2) < 53) return s.slice(0, dot + 2);
+      if (dot < 15) {
+        // HALF_UP on the decimal digits: the tenths plus one, as an integer (exact below 2^53)
+        const tenths = String(Number(s.slice(0, dot) + s.charAt(dot + 1)) + 1).padStart(2, '0');
+        return `${tenths.slice(0, -1)}.${tenths.slice(-1)}`;
+      }
+    }
+  }
+  return javaFixedGeneral(v, digits);
+}
+
+/** javaFixed without its fast path (exported for the test that pins the two together). */
+export function javaFixedGeneral(v: number, digits: number): string {
   if (!Number.isFinite(v)) return String(v);
   const neg = v < 0 || Object.is(v, -0);
   let [intPart, frac = ''] = plainDecimal(Math.abs(v)).split('.') as [string, string?];

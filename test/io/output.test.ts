@@ -185,7 +185,7 @@ describe('IO', () => {
     const forced = systemIO({ FORCE_COLOR: '1' });
     expect(forced.colorEnabled).toBe(true);
     let out = '';
-    new Output({ ...forced, stdout: (s) => void (out += s) }).table(columns, rows, {});
+    new Output({ ...forced, stdout: (s) => void (out += typeof s === 'string' ? s : Buffer.from(s).toString('utf8')) }).table(columns, rows, {});
     expect(out).toBe(PLAIN);
   });
 });

@@ -131,3 +131,38 @@ describe('renderFlipTable', () => {
     );
   });
 });
+
+describe('renderFlipTable writeBytes (big tables as UTF-8 chunks)', () => {
+  const collect = (headers: string[], cells: string[][], header?: (s: string) => string) => {
+    const chunks: Uint8Array[] = [];
+    expect(renderFlipTable(headers, cells, { writeBytes: (c) => chunks.push(c), header })).toBe('');
+    return { text: Buffer.concat(chunks).toString('utf8'), chunks };
+  };
+
+  it('same bytes as the string form: plain, non-ASCII, multi-line, ANSI and empty cells, across chunk boundaries', () => {
+    const headers = ['Time', 'Partition\nPath', 'Size'];
+    const cells = Array.from({ length: 9000 }, (_, i) => [
+      String(20250101000000000 + i),
+      i % 5 === 0 ? `région=ü/${i}` : i % 7 === 0 ? `two\nlines ${i}` : i % 11 === 0 ? bold(`b${i}`) : `p=${i % 13}`,
+      i % 17 === 0 ? '' : `${i}.5 KB`,
+    ]);
+    const { text, chunks } = collect(headers, cells, bold);
+    expect(chunks.length).toBeGreaterThan(1); // > 1 MB: the chunk boundary is crossed
+    expect(text).toBe(renderFlipTable(headers, cells, { header: bold }));
+  });
+
+  it('a column wider than a chunk (a 400k-character cell): nothing is cut', () => {
+    const cells = [['a', 'x'.repeat(400_000)], ['b', 'ü']];
+    expect(collect(['k', 'v'], cells).text).toBe(renderFlipTable(['k', 'v'], cells));
+  });
+
+  it('no rows: the (empty) table as one chunk', () => {
+    expect(collect(['a', 'b'], []).text).toBe(renderFlipTable(['a', 'b'], []));
+  });
+
+  it('every chunk is a fresh buffer (a pipe may still hold the previous one)', () => {
+    const cells = Array.from({ length: 8000 }, (_, i) => [String(i), 'x'.repeat(60)]);
+    const { chunks } = collect(['n', 'x'], cells);
+    expect(new Set(chunks.map((c) => c.buffer)).size).toBe(chunks.length);
+  });
+});

@@ -1,7 +1,7 @@
 // The Storage contract (src/storage/types.ts), as one suite any backend must pass.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StorageError } from '../../src/errors/index.ts';
-import type { Storage } from '../../src/storage/index.ts';
+import { readEach, type Storage } from '../../src/storage/index.ts';
 
 export interface ContractFixture {
   storage: Storage;
@@ -116,6 +116,30 @@ export function storageContract(name: string, factory: () => Promise<ContractFix
       expect(await codeOf(s.readFile(`${d}/missing`))).toBe('not-found');
       const st = await s.stat(d);
       expect(st.isDirectory).toBe(true);
+    });
+
+    it('readEach → each file\'s bytes in order (empty, small, > 64 KB, nested call); a missing file → not-found naming it', async () => {
+      const d = await dir();
+      const sizes = [0, 5, 70_000, 300_000, 3];
+      const files = sizes.map((n, k) => ({ path: `${d}/f${k}`, data: new Uint8Array(n).map((_, i) => (i * 31 + k) % 251) }));
+      for (const f of files) await s.writeNew(f.path, f.data);
+      const paths = files.map((f) => f.path);
+      // the bytes are valid only during the callback: compare there, keep copies
+      const nested: Promise<number[][]>[] = [];
+      const seen = await readEach(s, paths, 2, (b, i) => {
+        if (i === 2) nested.push(readEach(s, [paths[1]!], 1, (x) => [...x])); // nested: must not clobber b
+        return { same: Buffer.from(b).equals(Buffer.from(files[i]!.data)), length: b.length };
+      });
+      expect(seen.map((x) => x.same)).toEqual(sizes.map(() => true));
+      expect(seen.map((x) => x.length)).toEqual(sizes);
+      expect(await Promise.all(nested)).toEqual([[[...files[1]!.data]]]);
+      try {
+        await readEach(s, [paths[0]!, `${d}/missing`, paths[1]!], 2, (b) => b.length);
+        expect.unreachable();
+      } catch (e) {
+        expect((e as StorageError).code).toBe('not-found');
+        expect((e as StorageError).message).toContain(s.uri(`${d}/missing`));
+      }
     });
 
     it('readRange → the exact slice; shorter at EOF; empty at or past EOF', async () => {
