@@ -48,6 +48,11 @@ export interface Storage {
    * readEach() from this module, which falls back to readFile.
    */
   readEach?<T>(paths: readonly string[], fn: (bytes: Uint8Array, index: number) => T): Promise<T[]>;
+  /**
+   * Optional: a cheap guess (one stat) of how many entries a directory holds, before listing it;
+   * undefined when the backend cannot tell. Only for deciding how much help a listing is worth.
+   */
+  entryCountHint?(dir: string): Promise<number | undefined>;
   /** Reads [offset, offset+length); shorter at end of file. */
   readRange(path: string, offset: number, length: number): Promise<Uint8Array>;
   /**

@@ -15,7 +15,7 @@ import {
 import { completedCommitFilesOf, type Instant, type Timeline } from '../timeline/index.ts';
 import type { FileStatus } from '../storage/index.ts';
 import { parseInstantTime } from '../util/index.ts';
-import { emptyCompletedCommit, loadTotals, TotalsRun, TotalsWorker, worthAWorker, type InstantTotals, type TotalsFile } from './commit-totals.ts';
+import { emptyCompletedCommit, loadTotals, MIN_FILES_FOR_WORKER, TotalsRun, TotalsWorker, worthAWorker, type InstantTotals, type TotalsFile } from './commit-totals.ts';
 import type { Table } from './open.ts';
 
 export interface CommitWithMetadata {
@@ -55,13 +55,19 @@ export interface CommitTotalsOptions {
 /** Totals of every completed commit, newest first, read without building full metadata objects. */
 export async function loadCommitTotals(table: Table, opts: CommitTotalsOptions = {}): Promise<CommitTotalsRow[]> {
   const limited = opts.limit !== undefined && opts.limit > 0;
-  // a large local timeline: a helper thread starts on the listing and begins decoding the completed
-  // commits it names while this thread groups the timeline
+  // a large local timeline: a helper thread (started before the listing when the directory looks
+  // big, so it boots meanwhile) begins decoding the completed commits the listing names while this
+  // thread groups the timeline
+  let worker: TotalsWorker | undefined;
+  if (!limited && table.storage.scheme === 'file') {
+    const entries = await table.storage.entryCountHint?.(table.timelineSource.timelineDir);
+    if (entries !== undefined && entries >= 3 * MIN_FILES_FOR_WORKER) worker = TotalsWorker.start(opts.workerUrl);
+  }
   let early: TotalsRun | undefined;
   const onListed = (listed: FileStatus[]): void => {
     const named = completedCommitFilesOf(listed, table.config.layoutVersion);
     if (!worthAWorker(table.storage, named.length)) return;
-    const worker = TotalsWorker.start(opts.workerUrl);
+    worker ??= TotalsWorker.start(opts.workerUrl);
     if (!worker) return;
     const files = named.map(({ file, requestedTime }) => ({ path: file.path, uri: table.storage.uri(file.path), instant: requestedTime }));
     early = new TotalsRun(files, worker, opts.stats);
@@ -71,6 +77,7 @@ export async function loadCommitTotals(table: Table, opts: CommitTotalsOptions =
     commits = (await table.timeline(limited ? undefined : onListed)).completedCommits().reverse();
   } catch (e) {
     early?.abandon();
+    worker?.stop();
     throw e;
   }
   if (limited) commits = commits.slice(0, opts.limit);
@@ -84,8 +91,9 @@ export async function loadCommitTotals(table: Table, opts: CommitTotalsOptions =
     // no early start (a small or remote timeline, or one loaded before), or the names misled it (a
     // malformed timeline): decode what the grouped timeline says
     early?.abandon();
-    const worker = !limited && worthAWorker(table.storage, files.length) ? TotalsWorker.start(opts.workerUrl) : undefined;
-    totals = await loadTotals(table.storage, files, { concurrency, worker, stats: opts.stats });
+    if (early || limited || !worthAWorker(table.storage, files.length)) worker?.stop();
+    else worker ??= TotalsWorker.start(opts.workerUrl);
+    totals = await loadTotals(table.storage, files, { concurrency, worker: early || limited ? undefined : worker, stats: opts.stats });
   }
   return commits.map((instant, n) => ({ instant, totals: totals[n]! }));
 }

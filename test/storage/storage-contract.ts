@@ -142,6 +142,15 @@ export function storageContract(name: string, factory: () => Promise<ContractFix
       }
     });
 
+    it('entryCountHint (optional) → undefined or a count; never throws, also for a missing directory', async () => {
+      const d = await dir();
+      if (!s.entryCountHint) return;
+      for (let k = 0; k < 3000; k++) await s.writeNew(`${d}/20250101000000${String(k).padStart(3, '0')}.deltacommit.requested`, new Uint8Array());
+      const many = await s.entryCountHint(d);
+      expect(many === undefined || (Number.isInteger(many) && many > 0)).toBe(true);
+      expect(await s.entryCountHint(`${d}/missing`)).toBeUndefined();
+    });
+
     it('readRange → the exact slice; shorter at EOF; empty at or past EOF', async () => {
       const d = await dir();
       const data = new Uint8Array(1000).map((_, i) => (i * 7) % 251);
