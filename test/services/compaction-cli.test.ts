@@ -93,6 +93,22 @@ describe.skipIf(!HAVE_FIXTURES)('compaction commands', () => {
     expect(unsched.err).toMatch(/completed; only a plan that has not started/);
   });
 
+  it('--gzip-level out of 1-9 or an unknown --codec → usage error before a plan is written; a valid level compacts', async () => {
+    const base = tableFresh('quickstart_trips_table/mor/avro/v6_trips_8i1u');
+    const before = readdirSync(join(base, '.hoodie')).sort();
+    // the whole CLI (option parse errors are wrapped in commands/main.ts)
+    const bad = await runCli(['compaction', 'scheduleAndExecute', '--path', base, '--strategy', 'all', '--gzip-level', '0']);
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr.trim()).toBe("error: option '--gzip-level': expected an integer from 1 to 9, got '0'");
+    const codec = await runCli(['compaction', 'scheduleAndExecute', '--path', base, '--strategy', 'all', '--codec', 'LZ4']);
+    expect(codec.exitCode).toBe(2);
+    expect(codec.stderr.trim()).toBe("error: --codec must be GZIP, SNAPPY or UNCOMPRESSED, got 'LZ4'");
+    expect(readdirSync(join(base, '.hoodie')).sort()).toEqual(before);
+    const ok = await cli(['compaction', 'scheduleAndExecute', '--path', base, '--strategy', 'all', '--gzip-level', '1', '--json']);
+    expect(ok.code, ok.err).toBe(0);
+    expect(JSON.parse(ok.out)).toMatchObject({ status: 'completed' });
+  });
+
   it('validate flags a missing log file; unschedule removes a plan that has not started', async () => {
     const base = tableFresh('sample_table/mor/parquet/v6_nonpartitioned');
     const s = await cli(['compaction', 'schedule', '--path', base, '--strategy', 'all', '--json']);
