@@ -8,7 +8,7 @@ import type { Storage } from '../storage/index.ts';
 import { mapLimit, listOrEmpty } from '../storage/index.ts';
 import { readLogFile } from '../logfile/index.ts';
 import { parquetReadObjects } from 'hyparquet';
-import { compressors } from 'hyparquet-compressors';
+import { compressors } from '../parquet/index.ts';
 import { asyncBufferOf } from '../storage/index.ts';
 import {
   SCHEMA_NAMES,
