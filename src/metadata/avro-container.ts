@@ -146,7 +146,7 @@ function readHeader(buf: Uint8Array, path: string): Header {
       let v: Uint8Array;
       [k, pos] = readBytes(buf, pos, path);
       [v, pos] = readBytes(buf, pos, path);
-      meta.set(Buffer.from(k).toString('utf8'), v);
+      meta.set(asBuffer(k).toString('utf8'), v); // a view: no copy of the key bytes
     }
   }
   if (pos + 16 > buf.length) throw corrupt(path, 'unexpected end of file in header');
@@ -487,6 +487,8 @@ export function compileAvroSkip(schema: unknown, names: Map<string, Record<strin
 export interface AvroBlocks {
   /** Parsed writer schema (one object per distinct schema text: usable as a cache key). */
   schema: object;
+  /** its record name, without namespace */
+  name: string;
   blocks: { count: number; data: Uint8Array }[];
 }
 
@@ -494,12 +496,20 @@ export interface AvroBlocks {
  * The writer schema and the (inflated) data blocks of a container, after the same header, schema
  * resolution and framing checks readAvroContainer makes; undefined when any of them fails.
  */
-export function avroContainerBlocks(bytes: Uint8Array, ctx: { path: string }, readerSchema?: object): AvroBlocks | undefined {
+export function avroContainerBlocks(
+  bytes: Uint8Array,
+  ctx: { path: string },
+  /** the reader schema for the writer's record name; undefined: not a container the caller wants */
+  readerFor?: (recordName: string) => object | undefined,
+): AvroBlocks | undefined {
   try {
     const path = ctx.path;
     const buf = asBuffer(bytes);
     const { meta, sync, end } = readHeader(buf, path);
     const { text, schema } = parseSchema(meta, path);
+    const name = nameOf(schema);
+    const readerSchema = readerFor?.(name);
+    if (readerFor && !readerSchema) return undefined;
     const codec = meta.has('avro.codec') ? Buffer.from(meta.get('avro.codec')!).toString('utf8') : 'null';
     if (codec !== 'null' && codec !== 'deflate') return undefined;
     const wType = writerType(text, schema);
@@ -514,12 +524,12 @@ export function avroContainerBlocks(bytes: Uint8Array, ctx: { path: string }, re
       if (count < 0 || size < 0 || pos + size + 16 > buf.length) return undefined;
       let data: Buffer = buf.subarray(pos, pos + size);
       pos += size;
-      if (!buf.subarray(pos, pos + 16).equals(sync)) return undefined;
+      for (let k = 0; k < 16; k++) if (buf[pos + k] !== sync[k]) return undefined;
       pos += 16;
       if (codec === 'deflate') data = inflateRawSync(data);
       blocks.push({ count, data });
     }
-    return { schema, blocks };
+    return { schema, name, blocks };
   } catch {
     return undefined;
   }

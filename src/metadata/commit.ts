@@ -289,11 +289,8 @@ export function decodeCommitMetadata(bytes: Uint8Array, ctx: { path: string }, o
  */
 export function decodeCommitTotals(bytes: Uint8Array, ctx: { path: string }): CommitTotals & { operationType: string | null } {
   if (isAvroContainer(bytes)) {
-    const name = schemaRecordName(bytes, ctx);
-    if (name === COMMIT_NAMES[0] || name === COMMIT_NAMES[1]) {
-      const fast = avroTotals(bytes, ctx, name);
-      if (fast) return fast;
-    }
+    const fast = avroTotals(bytes, ctx);
+    if (fast) return fast;
   }
   const p = parseCommit(bytes, ctx, {});
   const t = emptyTotals();
@@ -686,8 +683,13 @@ function compileStatReader(
 }
 
 /** Totals of an Avro commit file read field by field, or undefined when the full decode must decide. */
-function avroTotals(bytes: Uint8Array, ctx: { path: string }, name: 'HoodieCommitMetadata' | 'HoodieReplaceCommitMetadata'): TotalsWithOp | undefined {
-  const c = avroContainerBlocks(bytes, ctx, SCHEMAS[name]);
+/** Reader schema of a commit container's record name; undefined for any other record. */
+function commitReaderSchema(name: string): object | undefined {
+  return name === COMMIT_NAMES[0] || name === COMMIT_NAMES[1] ? SCHEMAS[name] : undefined;
+}
+
+function avroTotals(bytes: Uint8Array, ctx: { path: string }): TotalsWithOp | undefined {
+  const c = avroContainerBlocks(bytes, ctx, commitReaderSchema);
   if (!c) return undefined;
   let reader = totalsReaders.get(c.schema);
   if (reader === undefined) {
