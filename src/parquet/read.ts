@@ -101,6 +101,9 @@ export async function readParquetRowsFrom(
       columns: opts.columns,
       rowStart: opts.rowStart,
       rowEnd: opts.rowEnd,
+      // BYTE_ARRAY without a UTF8/STRING annotation (Avro `bytes`) stays Uint8Array: decoding it as
+      // UTF-8 replaces invalid sequences, which a rewrite (compaction) would then write back
+      utf8: false,
       compressors,
       ...(opts.rawTimestamps ? { parsers: RAW_TIMESTAMPS } : {}),
     })) as ParquetRow[];

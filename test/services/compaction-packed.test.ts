@@ -37,6 +37,7 @@ const TABLE: AvroRecordSchema = {
     { name: 'n', type: ['null', 'int'], default: null },
     { name: 'f', type: 'float' },
     { name: 'at', type: ['null', { type: 'long', logicalType: 'timestamp-micros' }], default: null },
+    { name: 'blob', type: ['null', 'bytes'], default: null },
   ],
 };
 const FULL = withHoodieMetaFields(TABLE);
@@ -46,6 +47,11 @@ const T2 = '20250103000000000';
 const T3 = '20250104000000000';
 const INSTANT = '20250105000000000';
 const key = (i: number) => `k${String(i).padStart(5, '0')}${i % 7 === 0 ? 'é' : ''}`;
+
+/** Avro `bytes` that are not UTF-8 (FF FE, a lone continuation byte), null for some rows. */
+function blob(i: number, v: number): Uint8Array | null {
+  return i % 9 === 4 ? null : new Uint8Array([0xff, 0xfe, i & 0xff, 0x80 | v, (i >> 8) & 0xff]);
+}
 
 function baseRow(i: number, nullKey = true): Record<string, unknown> {
   const meta: Record<string, unknown> = hoodieMetaValues({ instant: BASE_T, seq: i, recordKey: key(i), partitionPath: 'p=1', fileName: 'base.parquet' });
@@ -64,6 +70,7 @@ function baseRow(i: number, nullKey = true): Record<string, unknown> {
     n: i % 5 === 0 ? null : i - 1000,
     f: i / 8,
     at: i % 6 === 0 ? null : BigInt(1_700_000_000_000_000 + i * 1001),
+    blob: blob(i, 0),
   };
 }
 
@@ -82,6 +89,7 @@ function logRow(instant: string, i: number, ts: number, seq: number): Record<str
     n: i % 3 ? i - 1300 : null,
     f: i / 16,
     at: 1_700_000_000_000_000 + i * 7,
+    blob: blob(i, 1) && Buffer.from(blob(i, 1)!), // avsc takes bytes as a Buffer
   };
 }
 
@@ -156,13 +164,16 @@ async function buildSlice(dir: string, baseCodec: 'GZIP' | 'SNAPPY', { tsEncodin
   };
 }
 
+const hex = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex');
+
 async function contentOf(dir: string, name: string, out: MergeOutput) {
   const p = join(dir, name);
   writeFileSync(p, out.bytes);
   const md = parquetMetadata(out.bytes.buffer.slice(out.bytes.byteOffset, out.bytes.byteOffset + out.bytes.byteLength) as ArrayBuffer);
   const rows = await readParquetRows(new LocalStorage(), p, { rawTimestamps: true });
   return {
-    rows: rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'number' && Number.isNaN(v) ? 'NaN' : Object.is(v, -0) ? '-0' : v]))),
+    // raw bytes spelled out as hex (Avro `bytes` must come back as written, not UTF-8 decoded)
+    rows: rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'number' && Number.isNaN(v) ? 'NaN' : Object.is(v, -0) ? '-0' : v instanceof Uint8Array ? `0x${hex(v)}` : v]))),
     groups: md.row_groups.map((g) => Number(g.num_rows)),
     // column statistics as a reader sees them (NaN/-0 spelled out: toEqual treats -0 and 0 alike)
     columnStats: md.row_groups.map((g) => g.columns.map((c) => JSON.stringify(c.meta_data?.statistics, (_, v) => (typeof v === 'bigint' ? `${v}n` : Object.is(v, -0) ? '-0' : v)))),
@@ -241,6 +252,15 @@ describe('packed compaction merge equals the row path', () => {
     expect(b.schema).toEqual(a.schema);
     expect(b.kv).toEqual(a.kv);
     expect(b.rows).toEqual(a.rows);
+    // the non-UTF-8 `bytes` column holds a base or a log version of each row's bytes, byte for byte
+    for (const out of [a, b]) {
+      for (const r of out.rows) {
+        const i = Number(String(r.id).slice(1, 6));
+        const ok = [blob(i, 0), blob(i, 1)].map((x) => (x === null ? null : `0x${hex(x)}`));
+        expect(ok).toContain(r.blob);
+      }
+      expect(out.rows.filter((r) => typeof r.blob === 'string' && r.blob.startsWith('0xfffe')).length).toBeGreaterThan(N / 2);
+    }
     // the cases were hit: updates, meta defaults, log-only records, several row groups
     expect(a.stats.totalUpdatedRecordsCompacted).toBeGreaterThan(0);
     expect(a.rows.some((r, n) => r._hoodie_commit_seqno === `${INSTANT}_3_${n}`)).toBe(true);
