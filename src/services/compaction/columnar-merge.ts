@@ -12,7 +12,7 @@
 import { parquetSchema, type AsyncBuffer, type ColumnChunk, type FileMetaData, type RowGroup, type SchemaElement } from 'hyparquet';
 import { javaClassOf, logReplacesBase, NATURAL, recordKeyOf, scanLogMap, type LogMapEntry, type MergeOptions, type MergeStats, type Ordering, type Row } from '../../merge/index.ts';
 import { compressors, readParquetMetadataFrom, type ParquetFileInfo } from '../../parquet/read.ts';
-import { chunkSpan, PackedColumn, packedReadable, readPackedChunkBytes } from '../../parquet/packed.ts';
+import { chunkSpan, PackedColumn, PackedUnsupported, packedReadable, readPackedChunkBytes } from '../../parquet/packed.ts';
 import { avroToParquetSchema, fieldConverter, FOOTER_BLOOM_FILTER, FOOTER_BLOOM_TYPE_CODE, prepareHoodieSchema } from '../../parquet/write.ts';
 import { openHoodiePackedWriter, verbatimFits, type BloomSeed, type HoodiePackedWriter, type VerbatimChunk } from '../../parquet/write-packed.ts';
 import { HoodieBloomFilter } from '../../parquet/bloom.ts';
@@ -146,6 +146,36 @@ function sameBytes(a: PackedColumn, i: number, b: PackedColumn, k: number): bool
   return true;
 }
 
+/**
+ * A failure inside the packed decoders (a plain Error from a corrupt page or record) as the row path
+ * reports it: one line, with a kind and the file. TblErrors and the PackedUnsupported fallback signal
+ * pass through unchanged.
+ */
+function inputError(e: unknown, kind: 'parquet' | 'logfile', path: string, what: string, key?: string): unknown {
+  if (e instanceof TblError || e instanceof PackedUnsupported) return e;
+  const m = String((e as Error)?.message ?? e).replace(/\s*\n\s*/g, ' ');
+  return new TblError(kind, `${what} ${path}: ${m}`, { path, key, cause: e });
+}
+
+/**
+ * The storage as scanLogMap sees it, remembering which file each read range came from: a log
+ * record's Avro bytes are a view of such a range, so a record that fails to decode names its file.
+ */
+function rememberingReads(storage: Storage, owners: WeakMap<Uint8Array, string>): Storage {
+  const readRange = async (path: string, offset: number, length: number): Promise<Uint8Array> => {
+    const b = await storage.readRange(path, offset, length);
+    owners.set(b, path);
+    return b;
+  };
+  return new Proxy(storage, {
+    get(t, k) {
+      if (k === 'readRange') return readRange;
+      const v = Reflect.get(t, k, t) as unknown;
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(t) : v;
+    },
+  });
+}
+
 function hashSpan(d: Uint8Array, s: number, e: number): number {
   let h = 0x811c9dc5;
   for (let i = s; i < e; i++) h = Math.imul(h ^ d[i]!, 0x01000193);
@@ -245,13 +275,15 @@ export async function mergeColumnar(storage: Storage, job: MergeJob, opts: Merge
   const plan = columnarPlan(job, info.metadata);
   if (!plan) return undefined;
 
-  const { entries, stats } = await scanLogMap(storage, job.logFiles, opts);
+  const owners = new WeakMap<Uint8Array, string>();
+  const { entries, stats } = await scanLogMap(rememberingReads(storage, owners), job.logFiles, opts);
   // every row of the new file names it: a constant column the merge never fills
   const fileNameBytes = new TextEncoder().encode(job.fileName);
   const constants = plan.map((f) => (f.name === '_hoodie_file_name' ? fileNameBytes : undefined));
   const writerOpts = { schema: job.writerSchema, codec: job.codec, gzipLevel: job.gzipLevel, rowGroupSize: job.rowGroupSize, bloomSeed: bloomSeedOf(job, info, plan, entries), constants };
   const writer = openHoodiePackedWriter(writerOpts);
-  return mergeInto(writer, job, plan, info, file, entries, stats, writerOpts.bloomSeed !== undefined);
+  const logPathOf = (content: Uint8Array) => owners.get(content) ?? job.logFiles.map((l) => l.path).join(', ');
+  return mergeInto(writer, job, plan, info, file, entries, stats, writerOpts.bloomSeed !== undefined, logPathOf);
 }
 
 async function mergeInto(
@@ -263,6 +295,7 @@ async function mergeInto(
   entries: Map<string, LogMapEntry>,
   stats: MergeStats,
   seeded: boolean,
+  logPathOf: (content: Uint8Array) => string,
 ): Promise<{ bytes: Uint8Array; rowCount: number; stats: MergeStats }> {
   const { config } = job;
   const { path } = job.baseFile!;
@@ -329,7 +362,11 @@ async function mergeInto(
       if (!avroPlans.has(a.schema)) avroPlans.set(a.schema, (p = avroPackedPlan(a.schema, names, types)));
       if (p) {
         emittingKey = key;
-        appendAvroRecord(p, a.content, a.start, a.end, out, defaults, fixed);
+        try {
+          appendAvroRecord(p, a.content, a.start, a.end, out, defaults, fixed);
+        } catch (e) {
+          throw inputError(e, 'logfile', logPathOf(a.content), `cannot decode log record ${key} of`, key);
+        }
         return;
       }
     }
@@ -358,7 +395,11 @@ async function mergeInto(
       const col = cols[j];
       if (!col) continue;
       col.reset();
-      readPackedChunkBytes(bytes(chunks[j]!), chunks[j]!, f.element, compressors, col);
+      try {
+        readPackedChunkBytes(bytes(chunks[j]!), chunks[j]!, f.element, compressors, col);
+      } catch (e) {
+        throw inputError(e, 'parquet', path, `cannot read parquet rows (column ${f.name}, row group ${g}) of`);
+      }
       if (col.length !== n) throw new TblError('parquet', `column ${f.name} of ${path} has ${col.length} values in a row group of ${n} rows`, { path });
     }
     start = end;
