@@ -37,11 +37,34 @@ export interface HoodiePackedWriter {
 
 type Codec = 'GZIP' | 'SNAPPY' | 'UNCOMPRESSED';
 
-function compress(codec: Codec, level: number, b: Uint8Array): Promise<Uint8Array> {
-  if (codec === 'UNCOMPRESSED' || (b.length === 0 && codec !== 'GZIP')) return Promise.resolve(b);
-  if (codec === 'SNAPPY') return Promise.resolve(snappyCompress(b));
-  // on libuv's pool; the same bytes as the row writer's gzipSync at this level
-  return new Promise((resolve, reject) => gzip(b, { level }, (e, out) => (e ? reject(e) : resolve(new Uint8Array(out.buffer, out.byteOffset, out.byteLength)))));
+function unsupportedCodec(codec: unknown): TblError {
+  return new TblError('usage', `parquet codec ${String(codec)} cannot be written (GZIP, SNAPPY or UNCOMPRESSED)`);
+}
+
+/** The codec, checked: the writer takes exactly these three (a codec given from JS or over the worker wire is not typed). */
+export function packedCodecOf(codec: unknown): Codec {
+  switch (codec) {
+    case 'GZIP':
+    case 'SNAPPY':
+    case 'UNCOMPRESSED':
+      return codec;
+    default:
+      throw unsupportedCodec(codec);
+  }
+}
+
+export function compress(codec: Codec, level: number, b: Uint8Array): Promise<Uint8Array> {
+  switch (codec) {
+    case 'UNCOMPRESSED':
+      return Promise.resolve(b);
+    case 'SNAPPY':
+      return Promise.resolve(b.length === 0 ? b : snappyCompress(b));
+    case 'GZIP':
+      // on libuv's pool; the same bytes as the row writer's gzipSync at this level (an empty page too)
+      return new Promise((resolve, reject) => gzip(b, { level }, (e, out) => (e ? reject(e) : resolve(new Uint8Array(out.buffer, out.byteOffset, out.byteLength)))));
+    default:
+      throw unsupportedCodec(codec);
+  }
 }
 
 // ---- dictionary ----
@@ -467,7 +490,7 @@ export function openHoodiePackedWriter(opts: HoodieParquetWriterOptions & { bloo
   const keyIndex = schema.fields.findIndex((f) => f.name === p.keyField);
   const groupRows = opts.rowGroupSize ?? DEFAULT_ROW_GROUP_ROWS;
   const pageSize = opts.pageSize ?? 1048576;
-  const codec: Codec = opts.codec ?? 'GZIP';
+  const codec = packedCodecOf(opts.codec ?? 'GZIP');
   const level = gzipLevelOf(opts.gzipLevel);
   const elements = p.parquetSchema.slice(1);
   if (elements.length !== schema.fields.length) throw writeFailed(schema, new PackedWriteError('nested fields are not written packed'));

@@ -88,3 +88,24 @@ describe('chunkSpan', () => {
     expect(chunkSpan(md(60n))).toEqual({ begin: 60, end: 110 });
   });
 });
+
+describe('packed writer codecs', () => {
+  it('a codec other than GZIP, SNAPPY or UNCOMPRESSED is a usage error, at open and per page (never GZIP in its place)', async () => {
+    const { TblError } = await import('../../src/errors/index.ts');
+    const { compress } = await import('../../src/parquet/write-packed.ts');
+    for (const codec of ['ZSTD', 'LZ4', 'gzip']) {
+      expect(() => openHoodiePackedWriter({ schema, codec: codec as never })).toThrow(TblError);
+      expect(() => openHoodiePackedWriter({ schema, codec: codec as never })).toThrow(expect.objectContaining({ kind: 'usage', message: expect.stringContaining(codec) }));
+      expect(() => compress(codec as never, 6, new Uint8Array([1, 2, 3]))).toThrow(expect.objectContaining({ kind: 'usage' }));
+    }
+    // the three codecs still write, and GZIP stays the default
+    for (const codec of ['GZIP', 'SNAPPY', 'UNCOMPRESSED', undefined] as const) {
+      const w = openHoodiePackedWriter({ schema, codec });
+      await w.writeGroup(group(3, 0, true));
+      const bytes = (await w.finish()).bytes;
+      const { parquetMetadata } = await import('hyparquet');
+      const md = parquetMetadata(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer);
+      expect(md.row_groups[0]!.columns[0]!.meta_data!.codec).toBe(codec ?? 'GZIP');
+    }
+  });
+});
