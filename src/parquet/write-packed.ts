@@ -30,6 +30,8 @@ export interface HoodiePackedWriter {
    * settles when it is compressed and appended. The columns can be reused once this returns.
    */
   writeGroup(columns: PackedColumn[], verbatim?: (VerbatimChunk | undefined)[]): Promise<void>;
+  /** The most groups handed to writeGroup and not yet compressed and appended, at any one time so far. */
+  readonly pendingPeak: number;
   /** Columns of an earlier group the writer is done with, emptied, for the next group (buffers reused); undefined if none. */
   recycle(): PackedColumn[] | undefined;
   finish(): Promise<HoodieParquetFile & { size: number }>;
@@ -502,6 +504,8 @@ export function openHoodiePackedWriter(opts: HoodieParquetWriterOptions & { bloo
     throw writeFailed(schema, e);
   }
   let rowCount = 0;
+  let pending = 0;
+  let pendingPeak = 0;
   let finished = false;
   let done: PackedColumn[] | undefined;
   // appends happen in row-group order, each after its pages are compressed
@@ -637,6 +641,9 @@ export function openHoodiePackedWriter(opts: HoodieParquetWriterOptions & { bloo
     get rowCount() {
       return rowCount;
     },
+    get pendingPeak() {
+      return pendingPeak;
+    },
     writeGroup(columns, verbatim) {
       if (finished) throw writeFailed(schema, new Error('write after finish'));
       const n = columns.find((_, j) => !constants[j])?.length ?? 0;
@@ -673,7 +680,13 @@ export function openHoodiePackedWriter(opts: HoodieParquetWriterOptions & { bloo
       }
       rowCount += n;
       done = columns;
-      return append(encoded, n).catch((e: unknown) => {
+      pendingPeak = Math.max(pendingPeak, ++pending);
+      const appended = append(encoded, n);
+      appended.then(
+        () => pending--,
+        () => pending--,
+      );
+      return appended.catch((e: unknown) => {
         throw writeFailed(schema, e);
       });
     },

@@ -19,6 +19,7 @@ import { readParquetRows } from '../../src/parquet/read.ts';
 import { HoodieBloomFilter } from '../../src/parquet/bloom.ts';
 import { avroToParquetSchema, hoodieMetaValues, withHoodieMetaFields, writeHoodieParquet, type AvroRecordSchema } from '../../src/parquet/write.ts';
 import { mergeToParquet, type MergeJob, type MergeOutput } from '../../src/services/compaction/merge-op.ts';
+import { MAX_PENDING_GROUPS } from '../../src/services/compaction/columnar-merge.ts';
 import { LocalStorage } from '../../src/storage/index.ts';
 import { openTable } from '../../src/table/index.ts';
 import { runCompaction, scheduleCompaction } from '../../src/services/index.ts';
@@ -99,9 +100,11 @@ interface SliceCase {
   tsEncoding?: 'DELTA_BINARY_PACKED';
   /** a delete block, and a base row without a meta record key (default true) */
   deletesAndNullKey?: boolean;
+  /** rows per base row group (default 1000) */
+  baseGroupRows?: number;
 }
 
-async function buildSlice(dir: string, baseCodec: 'GZIP' | 'SNAPPY', { tsEncoding, deletesAndNullKey = true }: SliceCase = {}): Promise<Omit<MergeJob, 'config' | 'codec'>> {
+async function buildSlice(dir: string, baseCodec: 'GZIP' | 'SNAPPY', { tsEncoding, deletesAndNullKey = true, baseGroupRows = 1000 }: SliceCase = {}): Promise<Omit<MergeJob, 'config' | 'codec'>> {
   const storage = new LocalStorage();
   const basePath = join(dir, 'base.parquet');
   const rows = Array.from({ length: N }, (_, i) => baseRow(i, deletesAndNullKey));
@@ -121,7 +124,7 @@ async function buildSlice(dir: string, baseCodec: 'GZIP' | 'SNAPPY', { tsEncodin
     });
     writeFileSync(basePath, new Uint8Array(ab));
   } else {
-    writeFileSync(basePath, writeHoodieParquet({ schema: FULL, rows, codec: baseCodec, rowGroupSize: 1000, recordKeyField: 'id' }).bytes);
+    writeFileSync(basePath, writeHoodieParquet({ schema: FULL, rows, codec: baseCodec, rowGroupSize: baseGroupRows, recordKeyField: 'id' }).bytes);
   }
   // log 1 (Avro): newer, tied and older updates, and inserts only in the logs
   const l1 = [];
@@ -280,6 +283,23 @@ describe('packed compaction merge equals the row path', () => {
     expect(Number(got.t)).toBe(a.rows.filter((x) => x.flag === true).length);
     c.closeSync();
   }
+
+  it('one base row group spanning many output row groups: the merge waits for compressions at flush points (a bounded number pending, still overlapping), the same file as from a base file of small row groups', async () => {
+    const big = mkdtempSync(join(tmpdir(), 'tblcli-packed-'));
+    const small = mkdtempSync(join(tmpdir(), 'tblcli-packed-'));
+    const one = { ...(await buildSlice(big, 'GZIP', { baseGroupRows: N })), rowGroupSize: 100 };
+    const many = { ...(await buildSlice(small, 'GZIP', { baseGroupRows: 100 })), rowGroupSize: 100 };
+    await same(big, one, RULES.event, 'GZIP');
+    const job = (s: typeof one): MergeJob => ({ ...s, config: mergeConfigFromProperties(RULES.event), codec: 'GZIP' });
+    const a = await mergeToParquet(new LocalStorage(), job(one));
+    const b = await mergeToParquet(new LocalStorage(), job(many));
+    expect(a.path).toBe('packed');
+    expect(Buffer.compare(a.bytes, b.bytes)).toBe(0);
+    expect(parquetMetadata(a.bytes.buffer.slice(a.bytes.byteOffset, a.bytes.byteOffset + a.bytes.byteLength) as ArrayBuffer).row_groups.length).toBeGreaterThan(25);
+    // never more than the bound pending (the merge waits once it is passed), and more than one: compression overlaps the merge
+    expect(a.pendingPeak).toBeLessThanOrEqual(MAX_PENDING_GROUPS + 1);
+    expect(a.pendingPeak).toBeGreaterThan(1);
+  });
 
   it('a base file with an encoding the packed reader does not take goes through the row path', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'tblcli-packed-'));

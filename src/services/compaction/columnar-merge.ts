@@ -24,6 +24,13 @@ import { appendAvroRecord, avroPackedPlan, SKIP, type AvroPackedPlan } from './a
 const utf8 = new TextEncoder();
 const text = new TextDecoder();
 
+/**
+ * Output row groups compressing (libuv's pool) while the merge goes on: more and the merge waits at its
+ * next flush point. A Hudi base row group (~1M rows) spans many output groups; without the wait their
+ * pages and compressed outputs would all be held until the base group ends.
+ */
+export const MAX_PENDING_GROUPS = 2;
+
 interface FieldPlan {
   name: string;
   element: SchemaElement;
@@ -267,7 +274,7 @@ function bloomSeedOf(job: MergeJob, info: ParquetFileInfo, plan: FieldPlan[], en
   return { serialized, typeCode, rows: info.numRows };
 }
 
-export async function mergeColumnar(storage: Storage, job: MergeJob, opts: MergeOptions): Promise<{ bytes: Uint8Array; rowCount: number; stats: MergeStats } | undefined> {
+export async function mergeColumnar(storage: Storage, job: MergeJob, opts: MergeOptions): Promise<{ bytes: Uint8Array; rowCount: number; stats: MergeStats; pendingPeak: number } | undefined> {
   if (!job.baseFile) return undefined;
   const { path, size } = job.baseFile;
   const file = asyncBufferOf(storage, path, size);
@@ -296,7 +303,7 @@ async function mergeInto(
   stats: MergeStats,
   seeded: boolean,
   logPathOf: (content: Uint8Array) => string,
-): Promise<{ bytes: Uint8Array; rowCount: number; stats: MergeStats }> {
+): Promise<{ bytes: Uint8Array; rowCount: number; stats: MergeStats; pendingPeak: number }> {
   const { config } = job;
   const { path } = job.baseFile!;
   const byBytes = new KeyBytesIndex(entries);
@@ -322,6 +329,8 @@ async function mergeInto(
   const settle = async (keep: number): Promise<void> => {
     while (inFlight.length > keep) await inFlight.shift();
   };
+  // the merge loop's flush points: wait (letting compressions finish) only when too many are pending
+  const tooMany = (): boolean => inFlight.length > MAX_PENDING_GROUPS;
   const at = (name: string) => plan.findIndex((f) => f.name === name);
   const jCommit = at('_hoodie_commit_time');
   const jSeq = at('_hoodie_commit_seqno');
@@ -434,9 +443,10 @@ async function mergeInto(
     // a base row's merge key when its meta key cannot serve (absent, or meta fields not populated)
     const mergeKeyOf = (i: number): string => recordKeyOf(baseRow(i, keyFields), config);
 
-    // copies base rows [from, to) to the output, with the meta defaults the row path applies
-    const copyRun = (from: number, to: number): void => {
-      while (from < to) {
+    // copies base rows [from, to) to the output, with the meta defaults the row path applies, until
+    // they end or the output group fills (and is flushed): returns where it stopped
+    const copySome = (from: number, to: number): number => {
+      {
         const take = Math.min(to - from, writer.groupRows - outRows);
         const first = written();
         for (let j = 0; j < J; j++) {
@@ -457,8 +467,8 @@ async function mergeInto(
           } else dst.appendRange(src, from, from + take);
         }
         outRows += take;
-        from += take;
         if (outRows === writer.groupRows) flush();
+        return from + take;
       }
     };
 
@@ -477,7 +487,10 @@ async function mergeInto(
       log.matched = true;
       if (!logReplacesBase(baseOrdering(i), log.deleted, log.ordering, config)) continue;
       // row i leaves the base run: the run so far goes out, then the log record (or nothing)
-      copyRun(run, i);
+      while (run < i) {
+        run = copySome(run, i);
+        if (tooMany()) await settle(MAX_PENDING_GROUPS);
+      }
       run = i + 1;
       if (log.deleted) {
         stats.totalDeletedRecords += 1;
@@ -490,18 +503,22 @@ async function mergeInto(
         if (seeded && !sameBytes(out[jKey]!, at, metaKeys, i)) throw new TblError('bug', `record ${key} was rewritten under another key`, { key });
         if (verbatim) for (const j of verbatim.candidates) if (!sameBytes(out[j]!, at, cols[j]!, i)) verbatim.candidates.delete(j);
         rowDone();
+        if (tooMany()) await settle(MAX_PENDING_GROUPS);
       }
     }
-    copyRun(run, n);
+    while (run < n) {
+      run = copySome(run, n);
+      if (tooMany()) await settle(MAX_PENDING_GROUPS);
+    }
   }
   for (const [key, e] of entries) {
     if (e.matched || e.deleted) continue;
     appendLog(e, key);
     rowDone();
-    if (inFlight.length > 2) await settle(1);
+    if (tooMany()) await settle(MAX_PENDING_GROUPS);
   }
   flush();
   await settle(0);
   const f = await writer.finish();
-  return { bytes: f.bytes, rowCount: f.rowCount, stats };
+  return { bytes: f.bytes, rowCount: f.rowCount, stats, pendingPeak: writer.pendingPeak };
 }

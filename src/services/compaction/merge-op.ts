@@ -48,6 +48,8 @@ export interface MergeOutput {
   scanMs: number;
   /** which path merged it: 'packed' (columnar-merge.ts) or 'rows' (slice-merge.ts) */
   path: 'packed' | 'rows';
+  /** packed path: the most output row groups compressing at once (bounded by MAX_PENDING_GROUPS + 1) */
+  pendingPeak?: number;
 }
 
 /**
