@@ -5,7 +5,7 @@ import { Output, systemIO } from '../src/io/index.ts';
 import type { Ctx } from './context.ts';
 import { GLOBAL_OPTIONS, TABLE_OPTIONS, type CommandSpec, type OptionSpec, type Opts } from './spec.ts';
 import { defaultStateDir } from './state.ts';
-import { COMMANDS } from './registry.ts';
+import { commandsFor } from './registry.ts';
 
 import { VERSION } from './version.ts';
 
@@ -36,7 +36,7 @@ function leaf(program: Command, words: string[]): Command {
   return cur.command(words[words.length - 1]!);
 }
 
-export function buildProgram(ctx: Ctx, onAction: (p: Promise<number | void>) => void, argv: string[] = []): Command {
+export function buildProgram(ctx: Ctx, onAction: (p: Promise<number | void>) => void, argv: string[] = [], specs: CommandSpec[] = []): Command {
   const program = new Command('tblcli')
     .description('Fast, JVM-free administration for Apache Hudi tables (hudi-cli compatible)')
     .version(VERSION, '-V, --version')
@@ -56,7 +56,7 @@ export function buildProgram(ctx: Ctx, onAction: (p: Promise<number | void>) => 
       onAction(spec.action(ctx, { ...opts, args: a.slice(0, -2) }));
     });
   };
-  for (const spec of selectSpecs(COMMANDS, argv)) {
+  for (const spec of selectSpecs(specs, argv)) {
     register(spec, spec.name);
     for (const a of spec.aliases ?? []) register(spec, a);
   }
@@ -118,6 +118,7 @@ export async function runArgv(argv: string[], ctx: Ctx): Promise<number> {
         pending = p;
       },
       argv,
+      await commandsFor(argv),
     );
     await program.parseAsync(argv, { from: 'user' });
     if (!pending) return EXIT.ok;

@@ -6,12 +6,12 @@ export const metaSpecs: CommandSpec[] = [
     summary: 'Print the tblcli(1) manual page (roff)',
     needsTable: false,
     async action(ctx) {
-      const [{ generateMan }, { COMMANDS }, { VERSION }] = await Promise.all([
+      const [{ generateMan }, { allCommands }, { VERSION }] = await Promise.all([
         import('./man.ts'),
         import('./registry.ts'),
         import('./version.ts'),
       ]);
-      ctx.io.stdout(await generateMan(COMMANDS, VERSION));
+      ctx.io.stdout(await generateMan(await allCommands(), VERSION));
     },
   },
 ];

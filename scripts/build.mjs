@@ -38,8 +38,11 @@ await build({
   external: ['avsc', 'hyparquet', 'hyparquet-writer', 'hyparquet-compressors', 'ink', 'react', 'chalk', 'cli-table3'],
   sourcemap: 'linked',
   minify: process.env.TBLCLI_BUILD_MINIFY !== '0', // 0: readable names in CPU profiles
-  // bundled CommonJS (commander) requires node builtins
-  banner: { js: "import { createRequire as __tblcliRequire } from 'node:module'; const require = __tblcliRequire(import.meta.url);" },
+  // bundled CommonJS (commander) requires node builtins; the require function is made on first use,
+  // not in each of the ~10 chunks every start loads
+  banner: {
+    js: "import { createRequire as __tblcliRequire } from 'node:module'; let __tblcliReq; const require = (id) => (__tblcliReq ??= __tblcliRequire(import.meta.url))(id);",
+  },
   logLevel: 'warning',
   plugins: [lazyChildProcess],
   absWorkingDir: new URL('..', import.meta.url).pathname,

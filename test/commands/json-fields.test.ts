@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { COMMANDS } from '../../commands/registry.ts';
+import { allCommands } from '../../commands/registry.ts';
 import { runCli } from '../support/run-cli.ts';
 
 async function json(argv: string[]): Promise<unknown> {
@@ -45,7 +45,7 @@ describe('JSON fields', () => {
       'stats filesizes': p,
     };
     for (const [name, args] of Object.entries(runs)) {
-      const spec = COMMANDS.find((c) => c.name === name)!;
+      const spec = (await allCommands()).find((c) => c.name === name)!;
       expect(spec.jsonFields, `${name} documents its JSON fields`).toBeDefined();
       const fields = await spec.jsonFields!();
       const out = await json([...name.split(' '), ...args]);
