@@ -395,6 +395,28 @@ export function chunkSpan(chunk: ColumnChunk): { begin: number; end: number } {
 }
 
 /**
+ * The offset index of a flat column chunk copied as it is to file offset `at` (`bytes` = the chunk's
+ * bytes): one location per data page, from the page headers, as a writer records them (header
+ * included; first row = rows of the pages before). Dictionary and index pages have none.
+ */
+export function pageLocationsOf(bytes: Uint8Array, at: number, numValues: number): { offset: bigint; compressed_page_size: number; first_row_index: bigint }[] {
+  const r: Reader = { view: new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength), offset: 0 };
+  const out: { offset: bigint; compressed_page_size: number; first_row_index: bigint }[] = [];
+  let rows = 0;
+  while (rows < numValues && r.offset < bytes.length) {
+    const start = r.offset;
+    const h = parquetHeader(r);
+    r.offset += h.compressed_page_size;
+    // flat columns: a page's values are its rows (nulls included)
+    const n = h.type === 'DATA_PAGE' ? h.data_page_header!.num_values : h.type === 'DATA_PAGE_V2' ? h.data_page_header_v2!.num_rows : undefined;
+    if (n === undefined) continue;
+    out.push({ offset: BigInt(at + start), compressed_page_size: r.offset - start, first_row_index: BigInt(rows) });
+    rows += n;
+  }
+  return out;
+}
+
+/**
  * Reads one flat column chunk, given its bytes (`bytes` = file[chunkSpan(chunk)]), into `out` (appending).
  * OPTIONAL top-level columns have definition levels (max 1), REQUIRED ones none.
  */

@@ -14,7 +14,7 @@ import { writeRleBitPackedHybrid } from 'hyparquet-writer/src/encoding.js';
 import { snappyCompress } from 'hyparquet-writer/src/snappy.js';
 import { TblError } from '../errors/index.ts';
 import { HoodieBloomFilter } from './bloom.ts';
-import { PackedColumn } from './packed.ts';
+import { PackedColumn, pageLocationsOf } from './packed.ts';
 import { ChunkWriter, DEFAULT_ROW_GROUP_ROWS, type HoodieParquetWriterOptions } from './write-incremental.ts';
 import { gzipLevelOf, hoodieFooterKv, hoodieWriterOptions, prepareHoodieSchema, RecordKeyTracker, writeFailed, type HoodieParquetFile, type ParquetCodec } from './write.ts';
 
@@ -561,7 +561,9 @@ export function openHoodiePackedWriter(opts: HoodieParquetWriterOptions & { bloo
             file_offset: BigInt(offsetStart),
           };
           columns.push(chunk);
-          pq.pendingIndexes.push({ chunk } as (typeof pq.pendingIndexes)[number]);
+          // the copied pages' locations, as the encoder records them for a chunk of several pages
+          const locations = pageLocationsOf(bytes, offsetStart, Number(meta.num_values));
+          pq.pendingIndexes.push({ chunk, offsetIndex: locations.length > 1 ? { page_locations: locations } : undefined } as (typeof pq.pendingIndexes)[number]);
           continue;
         }
         let uncompressed = 0;

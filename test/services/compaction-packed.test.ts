@@ -10,7 +10,7 @@ import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { parquetMetadata } from 'hyparquet';
+import { parquetMetadata, readOffsetIndex } from 'hyparquet';
 import { parquetWriteBuffer } from 'hyparquet-writer';
 import { describe, expect, it, vi } from 'vitest';
 import { encodeAvroDataBlock, encodeDeleteBlock, encodeLogBlock } from '../../src/logfile/index.ts';
@@ -300,6 +300,59 @@ describe('packed compaction merge equals the row path', () => {
     expect(a.pendingPeak).toBeLessThanOrEqual(MAX_PENDING_GROUPS + 1);
     expect(a.pendingPeak).toBeGreaterThan(1);
   });
+
+  it('chunks copied from the base file keep an offset index: the page locations the row path writes (300k rows, multi-page chunks)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tblcli-packed-'));
+    const M = 300_000;
+    const basePath = join(dir, 'base.parquet');
+    writeFileSync(basePath, writeHoodieParquet({ schema: FULL, rows: Array.from({ length: M }, (_, i) => baseRow(i, false)), rowGroupSize: M, recordKeyField: 'id' }).bytes);
+    // updates only (no row leaves), so the output row group is the base row group and unchanged columns are copied
+    const l1 = [];
+    for (let i = 3; i < M; i += 997) l1.push(logRow(T1, i, 5000, l1.length));
+    const logPath = join(dir, `.fg_${BASE_T}.log.1_0-1-0`);
+    writeFileSync(logPath, encodeAvroDataBlock({ instantTime: T1, schema: JSON.stringify(FULL), records: l1 }));
+    const job: MergeJob = {
+      partition: 'p=1',
+      fileId: 'fg',
+      baseFile: { path: basePath, size: readFileSync(basePath).length },
+      logFiles: [{ path: logPath, size: readFileSync(logPath).length }],
+      instant: INSTANT,
+      index: 3,
+      fileName: `fg_3-0-0_${INSTANT}.parquet`,
+      writerSchema: FULL,
+      microsFields: ['at'],
+      committed: { completed: [BASE_T, T1] },
+      rowGroupSize: M,
+      config: mergeConfigFromProperties(RULES.event),
+      codec: 'GZIP',
+    };
+    const rows = await mergeToParquet(new LocalStorage(), { ...job, mergePath: 'rows' });
+    const packed = await mergeToParquet(new LocalStorage(), job);
+    expect(packed.path).toBe('packed');
+    const base = readFileSync(basePath);
+    const chunks = (b: Uint8Array) => {
+      const md = parquetMetadata(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer);
+      expect(md.row_groups).toHaveLength(1);
+      return md.row_groups[0]!.columns.map((c) => {
+        const m = c.meta_data!;
+        const begin = Number(m.dictionary_page_offset || m.data_page_offset);
+        const bytes = Buffer.from(b.subarray(begin, begin + Number(m.total_compressed_size)));
+        if (c.offset_index_offset === undefined) return { name: m.path_in_schema[0]!, bytes, pages: undefined };
+        const at = Number(c.offset_index_offset);
+        const index = readOffsetIndex({ view: new DataView(b.buffer, b.byteOffset + at, Number(c.offset_index_length)), offset: 0 });
+        // offsets from the chunk's start: the chunks before it may differ in size between the files
+        return { name: m.path_in_schema[0]!, bytes, pages: index.page_locations.map((l) => ({ ...l, offset: Number(l.offset) - begin })) };
+      });
+    };
+    const a = chunks(rows.bytes);
+    const p = chunks(packed.bytes);
+    const fromBase = chunks(base);
+    expect(p.map((c) => [c.name, c.pages])).toEqual(a.map((c) => [c.name, c.pages]));
+    // the case was hit: a column copied from the base file, in several pages
+    const copied = p.filter((c, j) => c.pages && c.bytes.equals(fromBase[j]!.bytes));
+    expect(copied.map((c) => c.name)).toContain('_hoodie_record_key');
+    expect(copied.every((c) => c.pages!.length > 1)).toBe(true);
+  }, 180_000);
 
   it('a base file with an encoding the packed reader does not take goes through the row path', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'tblcli-packed-'));
