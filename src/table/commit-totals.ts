@@ -8,7 +8,6 @@ import { Worker } from 'node:worker_threads';
 import { TblError } from '../errors/index.ts';
 import { decodeCommitTotals } from '../metadata/index.ts';
 import { readEach, type Storage } from '../storage/index.ts';
-import { completedCommitFilesOf } from '../timeline/index.ts';
 
 export type InstantTotals = ReturnType<typeof decodeCommitTotals>;
 
@@ -55,16 +54,10 @@ export function chunkTotals(storage: Storage, files: readonly TotalsFile[], c: n
  * What the worker posts: each chunk's totals, or that a chunk failed (this thread decodes that chunk
  * again and throws the real error, cause chain and all), then `done`.
  */
-export type TotalsMessage = { listed: string } | { chunk: number; rows: InstantTotals[] } | { chunk: number; failed: true } | { done: true };
+export type TotalsMessage = { chunk: number; rows: InstantTotals[] } | { chunk: number; failed: true } | { done: true };
 
-/**
- * The files as NUL-joined strings (NUL cannot occur in a path): one string clones in a copy, 20k
- * small objects do not. Or a timeline directory the worker lists itself (posting `listed`, the paths
- * it found, before it decodes), so it starts while this thread is still listing and grouping.
- */
-export type TotalsWorkerInput = TotalsFilesInput | { listDir: string; layout: 1 | 2; counter: SharedArrayBuffer };
-
-export interface TotalsFilesInput {
+/** The files as NUL-joined strings (NUL cannot occur in a path): one string clones in a copy, 20k small objects do not. */
+export interface TotalsWorkerInput {
   paths: string;
   /** absent when every URI is its path (local storage) */
   uris?: string;
@@ -73,13 +66,13 @@ export interface TotalsFilesInput {
   counter: SharedArrayBuffer;
 }
 
-export function toWorkerInput(files: readonly TotalsFile[], counter: SharedArrayBuffer): TotalsFilesInput {
+export function toWorkerInput(files: readonly TotalsFile[], counter: SharedArrayBuffer): TotalsWorkerInput {
   const paths = files.map((f) => f.path).join('\0');
   const uris = files.map((f) => f.uri).join('\0');
   return { paths, uris: uris === paths ? undefined : uris, instants: files.map((f) => f.instant).join('\0'), counter };
 }
 
-export function fromWorkerInput(input: TotalsFilesInput): TotalsFile[] {
+export function fromWorkerInput(input: TotalsWorkerInput): TotalsFile[] {
   if (input.paths === '') return [];
   const paths = input.paths.split('\0');
   const uris = input.uris?.split('\0') ?? paths;
@@ -129,7 +122,7 @@ export class TotalsWorker {
   }
 
   /** Hands it the files; settles (never rejects) once it is done or gone. */
-  run(input: TotalsWorkerInput, accept: (c: number, rows: InstantTotals[]) => void, onListed?: (paths: string) => void): Promise<void> {
+  run(input: TotalsWorkerInput, accept: (c: number, rows: InstantTotals[]) => void): Promise<void> {
     const worker = this.#worker;
     if (this.#gone) return Promise.resolve();
     return new Promise<void>((resolve) => {
@@ -142,7 +135,6 @@ export class TotalsWorker {
       worker.on('message', (m: TotalsMessage) => {
         if ('done' in m) finish();
         else if ('rows' in m) accept(m.chunk, m.rows);
-        else if ('listed' in m) onListed?.(m.listed);
         // a failed chunk stays undone: join() decodes it again and meets the error itself
       });
       worker.ref();
@@ -166,81 +158,59 @@ export interface TotalsOptions {
   stats?: { workerChunks: number };
 }
 
-/** Claims stop at this chunk (abandon): far beyond any timeline. */
-const NO_MORE = 2 ** 30;
-
 /**
- * One decoding of the completed commit files, shared by a worker and this thread (join()). The worker
- * gets the files, or the timeline directory to list itself (it then starts while this thread still
- * lists and groups); join() only after matches() said the worker's files are the ones wanted.
+ * One decoding of `files`, shared by a worker (handed the files at once, possibly before this thread
+ * joins: it can begin while the timeline is still being grouped) and this thread (join()).
  */
 export class TotalsRun {
-  private files: TotalsFile[] | undefined;
-  private readonly out: InstantTotals[] = [];
-  private readonly done: boolean[] = [];
+  private readonly chunks: number;
+  private readonly out: InstantTotals[];
+  private readonly done: Uint8Array;
   private readonly counter = new Int32Array(new SharedArrayBuffer(4));
   private readonly helper: Promise<void> | undefined;
-  private readonly listed: Promise<string | undefined> | undefined;
 
   constructor(
-    source: TotalsFile[] | { dir: string; layout: 1 | 2 },
+    readonly files: TotalsFile[],
     private readonly worker?: TotalsWorker,
     stats?: { workerChunks: number },
   ) {
-    if (Array.isArray(source)) this.files = source;
-    if (!worker) return;
-    const fromWorker = (c: number, rows: InstantTotals[]): void => {
-      if (stats) stats.workerChunks += 1;
-      this.accept(c, rows);
-    };
-    const counter = this.counter.buffer as SharedArrayBuffer;
-    if (Array.isArray(source)) {
-      this.helper = worker.run(toWorkerInput(source, counter), fromWorker);
-      return;
+    this.chunks = Math.ceil(files.length / TOTALS_CHUNK);
+    this.out = new Array<InstantTotals>(files.length);
+    this.done = new Uint8Array(this.chunks);
+    if (worker) {
+      const fromWorker = (c: number, rows: InstantTotals[]): void => {
+        if (stats) stats.workerChunks += 1;
+        this.accept(c, rows);
+      };
+      this.helper = worker.run(toWorkerInput(files, this.counter.buffer as SharedArrayBuffer), fromWorker);
     }
-    let listed!: (paths: string | undefined) => void;
-    this.listed = new Promise((resolve) => (listed = resolve));
-    // a worker that ends without listing (it died, or the listing failed) settles `listed` as undefined
-    this.helper = worker.run({ listDir: source.dir, layout: source.layout, counter }, fromWorker, listed).then(() => listed(undefined));
   }
 
   private accept(c: number, rows: InstantTotals[]): void {
     for (let k = 0; k < rows.length; k++) this.out[c * TOTALS_CHUNK + k] = rows[k]!;
-    this.done[c] = true;
-  }
-
-  /** Whether the worker decodes exactly `files` (same paths, same order): then join() may use its chunks. */
-  async matches(files: TotalsFile[]): Promise<boolean> {
-    if (this.files) return sameFiles(this.files, files);
-    const listed = await this.listed;
-    // the worker names files by their paths (local storage: a URI is its path)
-    if (listed === undefined || files.some((f) => f.uri !== f.path) || listed !== files.map((f) => f.path).join('\0')) return false;
-    this.files = files;
-    return true;
+    this.done[c] = 1;
   }
 
   /** Not needed after all (the files were not the ones wanted): stop the worker, drop everything. */
   abandon(): void {
-    Atomics.store(this.counter, 0, NO_MORE);
+    Atomics.store(this.counter, 0, this.chunks);
     this.worker?.stop();
   }
 
   /** Decodes chunks beside the worker until none is left; totals of every file, in order. */
   async join(storage: Storage, concurrency?: number): Promise<InstantTotals[]> {
-    const { counter, files } = this;
-    if (!files) throw new TblError('bug', 'totals joined before the files were matched');
+    const { chunks, counter, files } = this;
     if (!this.worker) {
       // alone: one pass, so a remote backend keeps its reads in flight across what would be chunks
       return readEach(storage, files.map((f) => f.path), concurrency ?? 16, (bytes, k) => totalsOf(bytes, files[k]!));
     }
-    const chunks = Math.ceil(files.length / TOTALS_CHUNK);
     const errors = new Map<number, unknown>();
     for (let c = Atomics.add(counter, 0, 1); c < chunks; c = Atomics.add(counter, 0, 1)) {
       try {
         this.accept(c, await chunkTotals(storage, files, c, concurrency));
       } catch (e) {
         errors.set(c, e);
-        Atomics.store(counter, 0, NO_MORE); // later chunks cannot matter: stop claiming
+        Atomics.store(counter, 0, chunks); // later chunks cannot matter: stop claiming
       }
     }
     await this.helper;
@@ -250,15 +220,8 @@ export class TotalsRun {
       if (errors.has(c)) throw errors.get(c);
       if (!this.done[c]) this.accept(c, await chunkTotals(storage, files, c, concurrency));
     }
-    this.out.length = files.length;
     return this.out;
   }
-}
-
-export function sameFiles(a: readonly TotalsFile[], b: readonly TotalsFile[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let k = 0; k < a.length; k++) if (a[k]!.path !== b[k]!.path || a[k]!.instant !== b[k]!.instant || a[k]!.uri !== b[k]!.uri) return false;
-  return true;
 }
 
 /** Whether a worker should share decoding these files. */
@@ -279,24 +242,14 @@ export function loadTotals(storage: Storage, files: TotalsFile[], opts: TotalsOp
 /** The worker's loop (totals-worker.ts): claim chunks until none is left, post each one's totals. */
 export async function serveTotals(storage: Storage, input: TotalsWorkerInput, post: (m: TotalsMessage) => void): Promise<void> {
   const counter = new Int32Array(input.counter);
-  let files: TotalsFile[];
-  if ('listDir' in input) {
-    try {
-      const named = completedCommitFilesOf(await storage.list(input.listDir, { lazyStatus: true }), input.layout);
-      files = named.map(({ file, requestedTime }) => ({ path: file.path, uri: file.path, instant: requestedTime }));
-    } catch {
-      post({ done: true }); // the main thread's own listing reports the problem
-      return;
-    }
-    post({ listed: files.map((f) => f.path).join('\0') });
-  } else files = fromWorkerInput(input);
+  const files = fromWorkerInput(input);
   const chunks = Math.ceil(files.length / TOTALS_CHUNK);
   for (let c = Atomics.add(counter, 0, 1); c < chunks; c = Atomics.add(counter, 0, 1)) {
     try {
       post({ chunk: c, rows: await chunkTotals(storage, files, c) });
     } catch {
       post({ chunk: c, failed: true });
-      Atomics.store(counter, 0, NO_MORE);
+      Atomics.store(counter, 0, chunks);
     }
   }
   post({ done: true });
