@@ -6,7 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LocalStorage } from '../../src/storage/index.ts';
-import { groupInstants } from '../../src/timeline/index.ts';
+import fc from 'fast-check';
+import { ACTIONS, groupInstants, parseInstantFileName } from '../../src/timeline/index.ts';
+import { parseSlowly } from '../../src/timeline/instant.ts';
 
 function dirWith(names: string[], dirs: string[] = []): string {
   const d = mkdtempSync(join(tmpdir(), 'tblcli-group-'));
@@ -63,5 +65,35 @@ describe('groupInstants', () => {
     const [i] = groupInstants(await storage.list(d, { lazyStatus: true }), { layout: 2, timezone: 'UTC' });
     expect(i!.completionTime).toBe('20250101000009000');
     expect(brief(i!)).toBe('20250101000000000 deltacommit/deltacommit COMPLETED [COMPLETED,INFLIGHT,REQUESTED]');
+  });
+});
+
+describe('parseInstantFileName fast path', () => {
+  it('agrees with the regex parse on valid and invalid names, both layouts (results and error messages)', () => {
+    const outcome = (f: () => unknown) => {
+      try {
+        return { ok: f() };
+      } catch (e) {
+        return { error: (e as Error).message };
+      }
+    };
+    const suffixes = [
+      ...ACTIONS.flatMap((a) => [`.${a}`, `.${a}.requested`, `.${a}.inflight`]),
+      '.inflight', '.requested', '.commit.crc', '.frobnicate', '.commit.done', '.commit.inflight.x', '', '.', '.deltacommit.', 'x.commit',
+    ];
+    fc.assert(
+      fc.property(
+        fc.constantFrom('20250101000000000', '20250101000000', '1', '0020250101000000000'),
+        fc.constantFrom('', '_20250101000001000', '_', '_x', '_1'),
+        fc.constantFrom(...suffixes),
+        fc.constantFrom(1 as const, 2 as const),
+        (time, completion, suffix, layout) => {
+          const name = time + completion + suffix;
+          expect(outcome(() => parseInstantFileName(name, layout, `/t/${name}`)), name).toEqual(outcome(() => parseSlowly(name, layout, `/t/${name}`)));
+        },
+      ),
+      { numRuns: 3000 },
+    );
+    for (const name of ['hoodie.properties', 'archived', '.aux', '_x.commit']) expect(parseInstantFileName(name, 2)).toBeUndefined();
   });
 });
