@@ -40,7 +40,8 @@ export const WRITE_ACTIONS: ReadonlySet<Action> = new Set([
  */
 export class Timeline {
   readonly instants: readonly Instant[];
-  private readonly byTime = new Map<string, Instant[]>();
+  /** built on the first find(): listing commands over 20k instants never look one up */
+  private byTime: Map<string, Instant[]> | undefined;
   private readonly cache = new Map<string, Promise<Uint8Array>>();
 
   constructor(
@@ -48,11 +49,6 @@ export class Timeline {
     instants: Instant[],
   ) {
     this.instants = instants;
-    for (const i of instants) {
-      const list = this.byTime.get(i.requestedTime);
-      if (list) list.push(i);
-      else this.byTime.set(i.requestedTime, [i]);
-    }
   }
 
   get layout(): 1 | 2 {
@@ -61,6 +57,14 @@ export class Timeline {
 
   /** Instants with this requested time (usually one). */
   find(requestedTime: string): Instant[] {
+    if (!this.byTime) {
+      this.byTime = new Map();
+      for (const i of this.instants) {
+        const list = this.byTime.get(i.requestedTime);
+        if (list) list.push(i);
+        else this.byTime.set(i.requestedTime, [i]);
+      }
+    }
     return this.byTime.get(requestedTime) ?? [];
   }
 
