@@ -11,6 +11,7 @@ import {
   prepareHoodieSchema,
   RecordKeyTracker,
   writeFailed,
+  type AvroRecordSchema,
   type HoodieParquetFile,
   type HoodieParquetWriteOptions,
 } from './write.ts';
@@ -112,17 +113,24 @@ export function openHoodieParquetWriter(opts: HoodieParquetWriterOptions): Hoodi
       if (finished) throw writeFailed(schema, new Error('finish called twice'));
       finished = true;
       flushGroup();
-      // the bloom filter and min/max keys are known only now; ParquetWriter reads kvMetadata in finish()
-      pq.kvMetadata = hoodieFooterKv(schema, keys);
-      try {
-        void pq.finish();
-      } catch (e) {
-        throw writeFailed(schema, e);
-      }
-      const bytes = sink.concat();
-      return { bytes, size: bytes.length, rowCount, minRecordKey: keys.minKey, maxRecordKey: keys.maxKey, bloomFilter: keys.bloom };
+      return closeHoodieFile(pq, sink, schema, keys, rowCount);
     },
   };
+}
+
+/**
+ * Writes the footer (with the Hudi keys: the bloom filter and min/max keys are known only now;
+ * ParquetWriter reads kvMetadata in finish()) and returns the whole file. Both incremental writers end here.
+ */
+export function closeHoodieFile(pq: ParquetWriter, sink: ChunkWriter, schema: AvroRecordSchema, keys: RecordKeyTracker, rowCount: number): HoodieParquetFile & { size: number } {
+  pq.kvMetadata = hoodieFooterKv(schema, keys);
+  try {
+    void pq.finish();
+  } catch (e) {
+    throw writeFailed(schema, e);
+  }
+  const bytes = sink.concat();
+  return { bytes, size: bytes.length, rowCount, minRecordKey: keys.minKey, maxRecordKey: keys.maxKey, bloomFilter: keys.bloom };
 }
 
 /** finish() + Storage.writeNew: create-only and atomic, like writeHoodieBaseFile. */

@@ -15,8 +15,8 @@ import { snappyCompress } from 'hyparquet-writer/src/snappy.js';
 import { TblError } from '../errors/index.ts';
 import { HoodieBloomFilter } from './bloom.ts';
 import { PackedColumn, pageLocationsOf } from './packed.ts';
-import { ChunkWriter, DEFAULT_ROW_GROUP_ROWS, type HoodieParquetWriterOptions } from './write-incremental.ts';
-import { gzipLevelOf, hoodieFooterKv, hoodieWriterOptions, prepareHoodieSchema, RecordKeyTracker, writeFailed, type HoodieParquetFile, type ParquetCodec } from './write.ts';
+import { ChunkWriter, closeHoodieFile, DEFAULT_ROW_GROUP_ROWS, type HoodieParquetWriterOptions } from './write-incremental.ts';
+import { gzipLevelOf, hoodieWriterOptions, prepareHoodieSchema, RecordKeyTracker, writeFailed, type HoodieParquetFile, type ParquetCodec } from './write.ts';
 
 export interface HoodiePackedWriter {
   readonly groupRows: number;
@@ -702,14 +702,7 @@ export function openHoodiePackedWriter(opts: HoodieParquetWriterOptions & { bloo
       if (finished) throw writeFailed(schema, new Error('finish called twice'));
       finished = true;
       await tail;
-      pq.kvMetadata = hoodieFooterKv(schema, keys);
-      try {
-        void pq.finish();
-      } catch (e) {
-        throw writeFailed(schema, e);
-      }
-      const bytes = sink.concat();
-      return { bytes, size: bytes.length, rowCount, minRecordKey: keys.minKey, maxRecordKey: keys.maxKey, bloomFilter: keys.bloom };
+      return closeHoodieFile(pq, sink, schema, keys, rowCount);
     },
   };
 }

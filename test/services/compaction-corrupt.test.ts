@@ -13,19 +13,12 @@ import { openTable, openTableAt } from '../../src/table/index.ts';
 import { runCompaction, scheduleCompaction } from '../../src/services/index.ts';
 import { runCli } from '../support/run-cli.ts';
 import { HAVE_FIXTURES, tableFresh } from '../support/fixtures.ts';
+import { allFiles } from '../support/files.ts';
 
 const OPTS = { clockSkewMs: 1, metadataTable: 'disable' as const };
 // Avro data blocks in its logs
 const WITH_AVRO_LOGS = 'quickstart_trips_table/mor/avro/v8_trips_8i3u1d';
 
-function allFiles(dir: string, out: string[] = []): string[] {
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) allFiles(p, out);
-    else out.push(p);
-  }
-  return out;
-}
 
 /** The demo table (its logs hold deletes only) or a fixture table, with a compaction plan. */
 async function demoWithPlan(fixture?: string) {

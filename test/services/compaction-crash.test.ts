@@ -8,6 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { openTable } from '../../src/table/index.ts';
 import { runCompaction } from '../../src/services/index.ts';
 import { HAVE_FIXTURES, tableFresh } from '../support/fixtures.ts';
+import { allFiles } from '../support/files.ts';
 import { runJson } from '../support/run-cli.ts';
 import { comparable, snapshotRows } from './support/snapshot.ts';
 import { buildCompactionChild } from './support/build-child.ts';
@@ -33,14 +34,6 @@ function runChild(base: string, opts: object): { done: Promise<ChildResult> } {
   return { done: new Promise((r) => p.on('close', (code, signal) => r({ code, signal, stdout, stderr }))) };
 }
 
-function allFiles(dir: string, out: string[] = []): string[] {
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) allFiles(p, out);
-    else out.push(p);
-  }
-  return out;
-}
 
 const EXPIRY = 400;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
