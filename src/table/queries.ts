@@ -91,9 +91,10 @@ export async function loadCommitTotals(table: Table, opts: CommitTotalsOptions =
     // no early start (a small or remote timeline, or one loaded before), or the names misled it (a
     // malformed timeline): decode what the grouped timeline says
     early?.abandon();
-    if (early || limited || !worthAWorker(table.storage, files.length)) worker?.stop();
-    else worker ??= TotalsWorker.start(opts.workerUrl);
-    totals = await loadTotals(table.storage, files, { concurrency, worker: early || limited ? undefined : worker, stats: opts.stats });
+    const useWorker = !early && !limited && worthAWorker(table.storage, files.length);
+    if (useWorker) worker ??= TotalsWorker.start(opts.workerUrl);
+    else worker?.stop();
+    totals = await loadTotals(table.storage, files, { concurrency, worker: useWorker ? worker : undefined, stats: opts.stats });
   }
   return commits.map((instant, n) => ({ instant, totals: totals[n]! }));
 }
