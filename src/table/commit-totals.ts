@@ -86,8 +86,9 @@ function defaultWorkerUrl(): URL | undefined {
 }
 
 /**
- * A worker thread for totals. Started as soon as a timeline is known to be large (on its listing), it
- * boots while the timeline is grouped and waits for its input (TotalsWorkerInput) as its first message.
+ * A worker thread for totals. Started as soon as a timeline looks large (a big directory before the
+ * listing, else on the listing), it boots meanwhile and waits for its input (TotalsWorkerInput) as its
+ * first message.
  */
 export class TotalsWorker {
   #gone = false;
