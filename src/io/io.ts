@@ -1,5 +1,6 @@
 // The streams and terminal facts every command writes through. Decided once (systemIO) and injected,
 // so tests run the whole CLI in-process with makeTestIO.
+import { stdStream } from './stdio.ts';
 
 export interface IO {
   /** Text, or UTF-8 bytes the stream may keep (big tables are written as encoded chunks). */
@@ -26,11 +27,13 @@ type Env = Record<string, string | undefined>;
 export function systemIO(env: Env = process.env): IO {
   const force = env.TBLCLI_FORCE_TTY;
   const forced = force !== undefined && force !== '' && force !== '0' && force.toLowerCase() !== 'false';
-  const isStdoutTTY = forced || process.stdout.isTTY === true;
-  const isStderrTTY = forced || process.stderr.isTTY === true;
+  const out = stdStream(1);
+  const err = stdStream(2);
+  const isStdoutTTY = forced || out.isTTY;
+  const isStderrTTY = forced || err.isTTY;
   const forcedCols = forced && /^\d+$/.test(force!) ? Number(force) : undefined;
   const envCols = env.COLUMNS && /^\d+$/.test(env.COLUMNS) ? Number(env.COLUMNS) : undefined;
-  const columns = forcedCols ?? (process.stdout.isTTY ? process.stdout.columns : undefined) ?? envCols ?? 80;
+  const columns = forcedCols ?? out.columns ?? envCols ?? 80;
 
   let colorEnabled: boolean;
   const fc = env.FORCE_COLOR;
@@ -39,8 +42,8 @@ export function systemIO(env: Env = process.env): IO {
   else colorEnabled = isStdoutTTY && env.TERM !== 'dumb';
 
   return {
-    stdout: (s) => void process.stdout.write(s),
-    stderr: (s) => void process.stderr.write(s),
+    stdout: out.write,
+    stderr: err.write,
     isStdoutTTY,
     isStderrTTY,
     colorEnabled,

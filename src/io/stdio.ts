@@ -1,0 +1,67 @@
+// The process's stdout/stderr. A pipe or a file (what scripts, cron and benchmarks see) is written
+// with writeSync on the descriptor: process.stdout would build a stream for it (for a pipe a
+// net.Socket, ~3 ms of start-up) only to write synchronously anyway, and a reader that stops early
+// (`| head`) would surface as an unhandled EPIPE error with a stack trace. A character device (a
+// terminal, or /dev/null) keeps Node's stream, which knows which of the two it is (isTTY, columns).
+import { fstatSync, writeSync } from 'node:fs';
+
+export interface StdStream {
+  isTTY: boolean;
+  columns: number | undefined;
+  write(s: string | Uint8Array): void;
+}
+
+const dropping = new WeakSet<NodeJS.WriteStream>();
+
+/** A reader that went away is not an error of ours: the rest of the output is dropped. */
+function dropOnEpipe(s: NodeJS.WriteStream): NodeJS.WriteStream {
+  if (!dropping.has(s)) {
+    dropping.add(s);
+    s.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code !== 'EPIPE') throw e;
+    });
+  }
+  return s;
+}
+
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
+export function stdStream(fd: 1 | 2): StdStream {
+  let direct: boolean;
+  try {
+    direct = !fstatSync(fd).isCharacterDevice();
+  } catch {
+    direct = false; // closed or odd descriptor: let Node's stream deal with it
+  }
+  if (!direct) {
+    const s = dropOnEpipe(fd === 1 ? process.stdout : process.stderr);
+    return {
+      isTTY: s.isTTY === true,
+      get columns() {
+        return s.isTTY ? s.columns : undefined;
+      },
+      write: (x) => void s.write(x),
+    };
+  }
+  let closed = false;
+  const write = (x: string | Uint8Array): void => {
+    if (closed) return;
+    const bytes = typeof x === 'string' ? Buffer.from(x) : x;
+    let off = 0;
+    while (off < bytes.length) {
+      try {
+        off += writeSync(fd, bytes, off, bytes.length - off);
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code;
+        if (code === 'EPIPE') {
+          closed = true;
+          return;
+        }
+        if (code !== 'EAGAIN') throw e;
+        // a non-blocking pipe the reader has not emptied yet: wait a millisecond and go on
+        Atomics.wait(pause, 0, 0, 1);
+      }
+    }
+  };
+  return { isTTY: false, columns: undefined, write };
+}
