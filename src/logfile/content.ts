@@ -2,7 +2,9 @@
 import avro from 'avsc';
 import { TblError } from '../errors/index.ts';
 import { bytesAsyncBuffer, readParquetRowsFrom, type ParquetRow } from '../parquet/read.ts';
+import { decodeDeleteBlockContent } from './delete-record.ts';
 import { MAX_CONTENT_VERSION } from './format.ts';
+import type { LogBlock, ReadLogOptions } from './reader.ts';
 
 export type LogRecord = Record<string, unknown>;
 
@@ -123,6 +125,48 @@ export function decodeAvroRecord(bytes: Uint8Array, schemaJson: string): LogReco
 /** Parquet data block content: an embedded parquet file. */
 export async function decodeParquetContent(content: Uint8Array, path: string): Promise<ParquetRow[]> {
   return readParquetRowsFrom(bytesAsyncBuffer(content), `${path} (parquet data block)`);
+}
+
+/**
+ * A data or delete block's records from its content bytes, set on the block as the reader's
+ * `withRecords` sets them (for readers that iterate headers only and read the content themselves).
+ * Throws what the reader would turn into a corrupt block.
+ */
+export async function decodeBlockContent(content: Uint8Array, path: string, block: LogBlock, opts: Pick<ReadLogOptions, 'decodeHFile'>): Promise<void> {
+  if (content.length !== block.contentLength) throw new Error('content truncated');
+  switch (block.type) {
+    case 'AVRO_DATA_BLOCK':
+    case 'CDC_DATA_BLOCK': {
+      const h = readAvroContentHeader(content);
+      block.contentVersion = h.contentVersion;
+      block.recordCount = h.recordCount;
+      block.records = decodeAvroContent(content, block.header.SCHEMA);
+      return;
+    }
+    case 'PARQUET_DATA_BLOCK':
+      block.records = await decodeParquetContent(content, path);
+      block.recordCount = block.records.length;
+      return;
+    case 'DELETE_BLOCK': {
+      block.contentVersion = content.length >= 4 ? new DataView(content.buffer, content.byteOffset).getInt32(0) : undefined;
+      try {
+        block.deletes = decodeDeleteBlockContent(content, path);
+        block.recordCount = block.deletes.length;
+      } catch (e) {
+        if (e instanceof TblError && e.kind === 'unsupported') block.unsupported = e.message;
+        else throw e;
+      }
+      return;
+    }
+    case 'HFILE_DATA_BLOCK':
+      if (opts.decodeHFile) {
+        block.records = await opts.decodeHFile(content, block.header);
+        block.recordCount = block.records.length;
+      } else block.unsupported = 'HFILE_DATA_BLOCK records need the HFile reader (metadata table)';
+      return;
+    default:
+      return;
+  }
 }
 
 export function contentError(path: string, offset: number, message: string, cause?: unknown): TblError {

@@ -3,3 +3,4 @@ export * from './reader.ts';
 export * from './content.ts';
 export * from './delete-record.ts';
 export * from './writer.ts';
+export * from './avro-scan.ts';

@@ -1,8 +1,10 @@
 // The merged log map of a slice kept compact (issue 6): per record key only what the merge decisions
 // need (ordering, delete flag) and where the record's Avro bytes are (its block's content, read once
-// more and kept as raw bytes); the full record is decoded only when it is emitted. Same block stack,
-// delta-merge rule and stats as scanLogRecords, so mergeFileSlice and compaction agree row for row.
-import { decodeAvroRecord, isDataBlock, readAvroContentHeader, type LogBlock } from '../logfile/index.ts';
+// and kept as raw bytes); the full record is decoded only when it is emitted. Keys, orderings and delete
+// flags come straight from the Avro bytes (avro-scan.ts) where the schema allows, else from avsc's
+// decode. Same block stack, delta-merge rule and stats as scanLogRecords, so mergeFileSlice and
+// compaction agree row for row.
+import { avroFieldPlan, decodeAvroRecord, decodeBlockContent, isDataBlock, readAvroContentHeader, readAvroFields, skipAvro, utf8View, type AvroFieldPlan, type LogBlock } from '../logfile/index.ts';
 import type { Storage } from '../storage/index.ts';
 import type { Ordering } from './ordering.ts';
 import { NATURAL } from './ordering.ts';
@@ -99,13 +101,100 @@ function recordSpans(content: Uint8Array, count: number): Int32Array {
   return spans;
 }
 
+/** An Avro data block checked by the byte reader: its content, the record spans and the field plan. */
+interface ScannedAvro {
+  source: AvroSource;
+  spans: Int32Array;
+  plan: AvroFieldPlan;
+}
+
+/** The top-level fields recordKeyOf, orderingOf and isDeleteRow can look at. */
+function wantedFields(config: MergeOptions['config']): string[] {
+  const out = new Set<string>(['_hoodie_record_key', ...config.recordKeyFields, ...config.orderingFields, '_hoodie_is_deleted']);
+  if (config.deleteField) out.add(config.deleteField);
+  return [...out];
+}
+
+/**
+ * An Avro data block's records checked from their bytes (every field skipped the way avsc reads it);
+ * undefined when the schema is not one the byte reader handles or a record does not read exactly (the
+ * caller decodes the block with avsc, which gives the same values or the error).
+ */
+function scanAvroBlock(content: Uint8Array, schema: string | undefined, wanted: string[]): ScannedAvro | undefined {
+  if (schema === undefined) return undefined;
+  const plan = avroFieldPlan(schema, wanted);
+  if (!plan) return undefined;
+  const { contentVersion, recordCount } = readAvroContentHeader(content);
+  const dv = new DataView(content.buffer, content.byteOffset, content.byteLength);
+  const spans = new Int32Array(2 * recordCount);
+  let pos = contentVersion >= 2 ? 8 : 4;
+  for (let i = 0; i < recordCount; i++) {
+    if (pos + 4 > content.length) return undefined;
+    const len = dv.getInt32(pos);
+    pos += 4;
+    if (len < 0 || pos + len > content.length) return undefined;
+    if (skipAvro(plan.record, content, pos, pos + len) !== pos + len) return undefined;
+    spans[2 * i] = pos;
+    spans[2 * i + 1] = pos + len;
+    pos += len;
+  }
+  return { source: { content, schema }, spans, plan };
+}
+
+export interface LogMapOptions {
+  /**
+   * Read Avro data blocks' keys, orderings and delete flags from their bytes (default true); false
+   * decodes every record with avsc, the reference path (blocks the byte reader does not handle take it anyway).
+   */
+  byteScan?: boolean;
+}
+
 /** scanLogRecords' merged log map, with Avro records held as their bytes. */
-export async function scanLogMap(storage: Storage, logFiles: SliceFiles['logFiles'], opts: MergeOptions): Promise<LogMap> {
+export async function scanLogMap(storage: Storage, logFiles: SliceFiles['logFiles'], opts: MergeOptions, how: LogMapOptions = {}): Promise<LogMap> {
   const stats = emptyStats();
   const notes: MergedSlice['notes'] = [];
   const classLists = new ClassLists();
   const entry = (key: string, o: Ordering, deleted: boolean, source?: AvroSource, start = 0, end = 0, row?: Row) =>
     new LogMapEntry(key, o.values, classLists.of(o.classes), deleted, source, start, end, row);
+  const byteScan = how.byteScan !== false;
+  const wanted = wantedFields(opts.config);
+  // content read by readContent (once, through storage.readRange), by block
+  const scanned = new WeakMap<LogBlock, ScannedAvro>();
+  const contents = new WeakMap<LogBlock, Uint8Array>();
+  const readContent = async (path: string, block: LogBlock): Promise<void> => {
+    if (!isDataBlock(block.type) && block.type !== 'DELETE_BLOCK') return;
+    const content = await storage.readRange(path, block.contentOffset, block.contentLength);
+    if (block.type === 'AVRO_DATA_BLOCK' && content.length === block.contentLength) {
+      const s = scanAvroBlock(content, block.header.SCHEMA, wanted);
+      if (s) {
+        scanned.set(block, s);
+        return;
+      }
+      contents.set(block, content);
+    }
+    await decodeBlockContent(content, path, block, opts);
+  };
+  const fromScan = (s: ScannedAvro, types: Map<string, string>): LogMapEntry[] => {
+    const out: LogMapEntry[] = [];
+    const { plan, spans, source } = s;
+    const { names } = plan;
+    const content = source.content;
+    const buf = utf8View(content);
+    const values: unknown[] = names.map(() => undefined);
+    // one row object holding the wanted fields the schema has; the rest stay undefined as in a decoded row
+    const row: Row = {};
+    const n = spans.length / 2;
+    for (let i = 0; i < n; i++) {
+      // checked by scanAvroBlock: reading the same bytes cannot fail
+      if (!readAvroFields(plan, content, buf, spans[2 * i]!, spans[2 * i + 1]!, values)) throw new Error(`avro record ${i} read differently the second time`);
+      for (let f = 0; f < names.length; f++) row[names[f]!] = values[f];
+      const key = recordKeyOf(row, opts.config);
+      const ordering = orderingOf(row, opts.config, types);
+      if (isDeleteRow(row, opts.config)) out.push(entry(key, ordering, true));
+      else out.push(entry(key, ordering, false, source, spans[2 * i]!, spans[2 * i + 1]!));
+    }
+    return out;
+  };
   const compact = async (path: string, block: LogBlock): Promise<LogMapEntry[]> => {
     const out: LogMapEntry[] = [];
     if (block.type === 'DELETE_BLOCK') {
@@ -121,13 +210,19 @@ export async function scanLogMap(storage: Storage, logFiles: SliceFiles['logFile
       return out;
     }
     if (!isDataBlock(block.type)) return out;
-    const records = block.records ?? [];
     const types = schemaTypes(block.header.SCHEMA);
+    const s = scanned.get(block);
+    if (s) {
+      scanned.delete(block);
+      return fromScan(s, types);
+    }
+    const records = block.records ?? [];
     let source: AvroSource | undefined;
     let spans: Int32Array | undefined;
     if (block.type === 'AVRO_DATA_BLOCK' && records.length > 0) {
-      // the reader decoded this content from its own read; keep the bytes, not the objects
-      const content = await storage.readRange(path, block.contentOffset, block.contentLength);
+      // keep the bytes, not the objects: the content readContent read, else read once more (the reader's read is its own)
+      const content = contents.get(block) ?? (await storage.readRange(path, block.contentOffset, block.contentLength));
+      contents.delete(block);
       source = { content, schema: block.header.SCHEMA! };
       spans = recordSpans(content, records.length);
     }
@@ -142,7 +237,7 @@ export async function scanLogMap(storage: Storage, logFiles: SliceFiles['logFile
     delete block.records;
     return out;
   };
-  const stack = await collectLogBlocks(storage, logFiles, opts, stats, notes, compact);
+  const stack = await collectLogBlocks(storage, logFiles, opts, stats, notes, compact, byteScan ? readContent : undefined);
 
   const entries = new Map<string, LogMapEntry>();
   for (const { path, block, data } of stack) {

@@ -173,7 +173,9 @@ export interface StackedBlock<T> {
  * The blocks of a slice's log files (oldest first) that count, after Java's V1 block stack: rollback
  * command blocks drop earlier blocks of their target instant and pending corrupt blocks. `prepare`
  * runs on each valid data/delete block as it is read, so its records can be reduced before the next
- * block is decoded.
+ * block is decoded. With `readContent`, the reader gives headers only and `readContent` reads and
+ * decodes each data/delete block's content instead (as decodeBlockContent does); what it throws makes
+ * the block corrupt with the reader's reason.
  */
 export async function collectLogBlocks<T>(
   storage: Storage,
@@ -182,13 +184,24 @@ export async function collectLogBlocks<T>(
   stats: MergeStats,
   notes: MergedSlice['notes'],
   prepare?: (path: string, block: LogBlock) => Promise<T>,
+  readContent?: (path: string, block: LogBlock) => Promise<void>,
 ): Promise<StackedBlock<T>[]> {
   const stack: StackedBlock<T>[] = [];
   for (const lf of logFiles) {
     stats.totalLogFilesCompacted += 1;
     const size = lf.size ?? (await storage.stat(lf.path)).size;
     stats.totalLogSizeCompacted += size;
-    for await (const block of iterateLogBlocks(storage, lf.path, { withRecords: true, size, decodeHFile: opts.decodeHFile })) {
+    for await (const block of iterateLogBlocks(storage, lf.path, { withRecords: !readContent, size, decodeHFile: opts.decodeHFile })) {
+      if (readContent && !block.corrupt && block.type !== 'COMMAND_BLOCK') {
+        try {
+          await readContent(lf.path, block);
+        } catch (e) {
+          // the reader's decodeContent failure, worded as it words it
+          block.corrupt = { reason: `cannot decode ${block.type} content: ${(e as Error).message}` };
+          delete block.records;
+          delete block.deletes;
+        }
+      }
       stats.totalLogBlocks += 1;
       if (block.corrupt) {
         stats.totalCorruptLogBlock += 1;
