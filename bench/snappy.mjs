@@ -2,7 +2,7 @@
 // snappyCompress (the snappyjs port compaction used) and, for reference, hysnappy's wasm build of the
 // C++ compressor, on page-like data. Prints the median MB/s of several runs and the compressed sizes,
 // ours as a ratio of hyparquet-writer's. Never asserted (each output is only checked to round-trip).
-// Usage: node bench/snappy.mjs  (env BENCH_RUNS=7, BENCH_MS=200 per timed run)
+// Usage: node bench/snappy.mjs  (env BENCH_RUNS=7, BENCH_MS=200 per timed run, BENCH_ONLY=<part of an input's name>)
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
@@ -46,6 +46,22 @@ const inputs = [];
   const f = new Float64Array(100_000);
   for (let i = 0; i < f.length; i++) f[i] = i / 7;
   inputs.push(['float64 i/7 ×100k', new Uint8Array(f.buffer)]);
+}
+{
+  // a PLAIN BYTE_ARRAY page of record keys: 4-byte little-endian length, then the bytes
+  const b = new Uint8Array(100_000 * 16);
+  const dv = new DataView(b.buffer);
+  for (let i = 0; i < 100_000; i++) {
+    dv.setUint32(i * 16, 12, true);
+    b.set(enc.encode(`key-${String(i * 3).padStart(8, '0')}`), i * 16 + 4);
+  }
+  inputs.push(['PLAIN byte-array keys', b]);
+}
+{
+  // a PLAIN INT64 page of event times in ms, a few per second
+  const b = new BigInt64Array(100_000);
+  for (let i = 0; i < b.length; i++) b[i] = 1_700_000_000_000n + BigInt(i * 250 + (i % 7));
+  inputs.push(['int64 timestamps ×100k', new Uint8Array(b.buffer)]);
 }
 inputs.push(['one 23-byte string ×40k', enc.encode('status=COMPLETED;x=42;\n'.repeat(40_000))]);
 {
@@ -94,6 +110,7 @@ console.log(
     `${'speed×'.padStart(8)}${'size ours'.padStart(11)}${'size hw'.padStart(10)}${'size wasm'.padStart(11)}${'ratio'.padStart(7)}`,
 );
 for (const [name, input] of inputs) {
+  if (process.env.BENCH_ONLY && !name.includes(process.env.BENCH_ONLY)) continue;
   const sizes = impls.map(([n, fn]) => check(n, fn, input));
   const rates = impls.map(() => []);
   for (let r = 0; r < RUNS; r++) impls.forEach(([, fn], k) => rates[k].push(rate(fn, input)));
@@ -101,7 +118,7 @@ for (const [name, input] of inputs) {
   console.log(
     `${name.padEnd(26)}${String(input.length).padStart(9)}` +
       med.map((m) => `${mbs(m)} MB/s`.padStart(16)).join('') +
-      `${(med[0] / med[1]).toFixed(2).padStart(8)}` +
+      `${(med[1] ? med[0] / med[1] : 0).toFixed(2).padStart(8)}` +
       `${String(sizes[0]).padStart(11)}${String(sizes[1]).padStart(10)}${String(sizes[2] ?? '-').padStart(11)}` +
       `${(sizes[0] / sizes[1]).toFixed(3).padStart(7)}`,
   );

@@ -58,7 +58,8 @@ function compressBlock(out: Uint8Array, d: number, src: Uint8Array, view: DataVi
   const limit = end - INPUT_MARGIN;
   let nextEmit = start;
   let s = start + 1;
-  let nextHash = Math.imul(view.getInt32(s, true), 0x1e35a7bd) >>> shift;
+  // the 4 bytes at nextS, carried into the next step as the bytes at s
+  let nextX = view.getInt32(s, true);
   for (;;) {
     // find a 4-byte match, looking further apart the longer none is found
     let skip = 32;
@@ -66,14 +67,14 @@ function compressBlock(out: Uint8Array, d: number, src: Uint8Array, view: DataVi
     let candidate = 0;
     for (;;) {
       s = nextS;
-      const step = skip >> 5;
-      nextS = s + step;
-      skip += step;
+      const x = nextX;
+      nextS = s + (skip++ >> 5);
       if (nextS > limit) return emitLiteral(out, d, src, nextEmit, end);
-      candidate = start + table[nextHash]!;
-      table[nextHash] = s - start;
-      nextHash = Math.imul(view.getInt32(nextS, true), 0x1e35a7bd) >>> shift;
-      if (view.getInt32(s, true) === view.getInt32(candidate, true)) break;
+      const h = Math.imul(x, 0x1e35a7bd) >>> shift;
+      candidate = start + table[h]!;
+      table[h] = s - start;
+      nextX = view.getInt32(nextS, true);
+      if (x === view.getInt32(candidate, true)) break;
     }
     d = emitLiteral(out, d, src, nextEmit, s);
 
@@ -115,7 +116,7 @@ function compressBlock(out: Uint8Array, d: number, src: Uint8Array, view: DataVi
       table[h] = s - start;
       if (cur !== view.getInt32(candidate, true)) {
         s++;
-        nextHash = Math.imul(view.getInt32(s, true), 0x1e35a7bd) >>> shift;
+        nextX = view.getInt32(s, true);
         break;
       }
     }
