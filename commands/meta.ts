@@ -1,4 +1,7 @@
 import type { CommandSpec } from './spec.ts';
+// both already loaded by main.ts: static imports keep them in the start-up chunk
+import { allCommands } from './registry.ts';
+import { VERSION } from './version.ts';
 
 export const metaSpecs: CommandSpec[] = [
   {
@@ -6,11 +9,7 @@ export const metaSpecs: CommandSpec[] = [
     summary: 'Print the tblcli(1) manual page (roff)',
     needsTable: false,
     async action(ctx) {
-      const [{ generateMan }, { allCommands }, { VERSION }] = await Promise.all([
-        import('./man.ts'),
-        import('./registry.ts'),
-        import('./version.ts'),
-      ]);
+      const { generateMan } = await import('./man.ts');
       ctx.io.stdout(await generateMan(await allCommands(), VERSION));
     },
   },

@@ -2,6 +2,9 @@
 // (avsc, hyparquet, ink) load only when a command needs them.
 import { build } from 'esbuild';
 import { rmSync } from 'node:fs';
+import { resolve } from 'node:path';
+
+const root = new URL('..', import.meta.url).pathname;
 
 // commander requires node:child_process at load time, only to spawn executable subcommands, which
 // tblcli never uses; give it a lazy stand-in so every start does not pay for child_process and net.
@@ -18,15 +21,7 @@ const lazyChildProcess = {
   },
 };
 
-rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
-await build({
-  // workers (a file group's compaction merge; `commits show` totals) run beside the library's chunks
-  entryPoints: {
-    tblcli: 'commands/main.ts',
-    'bench-lib': 'bench/lib.ts',
-    'compaction-worker': 'src/services/compaction/worker.ts',
-    'totals-worker': 'src/table/totals-worker.ts',
-  },
+const common = {
   outdir: 'dist',
   bundle: true,
   splitting: true,
@@ -39,11 +34,60 @@ await build({
   sourcemap: 'linked',
   minify: process.env.TBLCLI_BUILD_MINIFY !== '0', // 0: readable names in CPU profiles
   // bundled CommonJS (commander) requires node builtins; the require function is made on first use,
-  // not in each of the ~10 chunks every start loads
+  // not in each chunk
   banner: {
     js: "import { createRequire as __tblcliRequire } from 'node:module'; let __tblcliReq; const require = (id) => (__tblcliReq ??= __tblcliRequire(import.meta.url))(id);",
   },
   logLevel: 'warning',
+  absWorkingDir: root,
+};
+
+/** The files commands/main.ts loads statically (what every start evaluates). */
+async function eagerFiles() {
+  const r = await build({ ...common, entryPoints: ['commands/main.ts'], write: false, metafile: true, sourcemap: false, minify: false, plugins: [lazyChildProcess] });
+  const { inputs } = r.metafile;
+  const eager = new Set();
+  const visit = (f) => {
+    if (eager.has(f) || !inputs[f]) return;
+    eager.add(f);
+    for (const i of inputs[f].imports) if (i.kind === 'import-statement' || i.kind === 'require-call') visit(i.path);
+  };
+  visit('commands/main.ts');
+  return eager;
+}
+
+// Every start loads each chunk holding eager code, and esbuild makes one chunk per distinct set of
+// entry points (including every dynamic import()) that reaches a module: the eager code used to
+// arrive as ~8 small chunks, each a file read, a compile and a link. Every other module of ours
+// imports commands/main.ts (already evaluated whenever they load), so all eager code is reached by
+// the same entries and lands in one chunk.
+function oneEagerChunk(eager) {
+  const mainPath = resolve(root, 'commands/main.ts');
+  return {
+    name: 'one-eager-chunk',
+    setup(b) {
+      b.onLoad({ filter: /\.tsx?$/ }, async (args) => {
+        const rel = args.path.slice(root.length);
+        if (eager.has(rel) || rel.startsWith('node_modules/')) return undefined;
+        const { readFile } = await import('node:fs/promises');
+        const src = await readFile(args.path, 'utf8');
+        return { contents: `import ${JSON.stringify(mainPath)};\n${src}`, loader: 'ts' };
+      });
+    },
+  };
+}
+
+rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
+const eager = await eagerFiles();
+await build({ ...common, entryPoints: { tblcli: 'commands/main.ts' }, plugins: [lazyChildProcess, oneEagerChunk(eager)] });
+// workers (a file group's compaction merge; `commits show` totals) and the benchmarks' library run
+// beside the CLI's chunks but share no module instances with it: a build of their own
+await build({
+  ...common,
+  entryPoints: {
+    'bench-lib': 'bench/lib.ts',
+    'compaction-worker': 'src/services/compaction/worker.ts',
+    'totals-worker': 'src/table/totals-worker.ts',
+  },
   plugins: [lazyChildProcess],
-  absWorkingDir: new URL('..', import.meta.url).pathname,
 });
