@@ -26,7 +26,7 @@ const enum K {
 /** A compiled Avro type: what the skipper needs (named types shared, so recursive schemas are cycles). */
 export interface AvroNode {
   k: K;
-  /** FIXED: byte size; ENUM: symbol count */
+  /** FIXED: byte size; ENUM: symbol count; ARRAY: 1 when every item takes at least a byte, else 0 */
   n: number;
   /** ARRAY items, MAP values, UNION branches, RECORD fields */
   children: AvroNode[];
@@ -82,10 +82,12 @@ export function avroNodeOf(type: avro.Type, seen = new Map<avro.Type, AvroNode>(
     case 'array':
       node.k = K.ARRAY;
       ok = all([(type as avro.types.ArrayType).itemsType]);
+      if (ok) node.n = takesBytes(node.children[0]!) ? 1 : 0;
       break;
     case 'map':
       node.k = K.MAP;
       ok = all([(type as avro.types.MapType).valuesType as avro.Type]);
+      node.n = 1; // every entry has its key's length
       break;
     case 'union:unwrapped':
     case 'union:wrapped':
@@ -96,6 +98,26 @@ export function avroNodeOf(type: avro.Type, seen = new Map<avro.Type, AvroNode>(
       ok = false;
   }
   return ok ? node : undefined;
+}
+
+/** Does every value of this node take at least one byte? (records still being compiled count as none) */
+function takesBytes(node: AvroNode, open = new Set<AvroNode>()): boolean {
+  switch (node.k) {
+    case K.NULL:
+      return false;
+    case K.FIXED:
+      return node.n > 0;
+    case K.RECORD:
+      if (open.has(node)) return false;
+      open.add(node);
+      try {
+        return node.children.some((c) => takesBytes(c, open));
+      } finally {
+        open.delete(node);
+      }
+    default:
+      return true;
+  }
 }
 
 // Varints exactly as avsc's Tap.readLong computes them (float arithmetic past 28 bits), so values and
@@ -134,6 +156,8 @@ function skipVarint(b: Uint8Array, pos: number, end: number): number {
   while (pos < end) if ((b[pos++]! & 0x80) === 0) return pos;
   return -1;
 }
+
+const ZERO_SIZE_ITEMS = 1 << 16;
 
 /** LongType._read's check: avsc throws on longs it cannot hold exactly */
 function isSafeLong(n: number): boolean {
@@ -204,7 +228,9 @@ export function skipAvro(node: AvroNode, b: Uint8Array, pos: number, end: number
           pos = skipVarint(b, pos, end);
           if (pos < 0) return -1;
         }
-        if (n > end - pos) return -1;
+        // items of at least one byte cannot outnumber the bytes left; items of none (null, empty
+        // records) are walked up to a bound, past it avsc's decoder decides
+        if (n > (node.n === 0 ? ZERO_SIZE_ITEMS : end - pos)) return -1;
         for (let i = 0; i < n && pos >= 0; i++) {
           if (isMap) pos = skipSized(b, pos, end);
           if (pos >= 0) pos = skipAvro(item, b, pos, end);

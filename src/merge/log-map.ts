@@ -147,6 +147,8 @@ export interface LogMapOptions {
    * decodes every record with avsc, the reference path (blocks the byte reader does not handle take it anyway).
    */
   byteScan?: boolean;
+  /** counts Avro data blocks by how they were read (tests check the byte path is taken) */
+  counts?: { bytes: number; decoded: number };
 }
 
 /** scanLogRecords' merged log map, with Avro records held as their bytes. */
@@ -168,9 +170,11 @@ export async function scanLogMap(storage: Storage, logFiles: SliceFiles['logFile
       const s = scanAvroBlock(content, block.header.SCHEMA, wanted);
       if (s) {
         scanned.set(block, s);
+        if (how.counts) how.counts.bytes += 1;
         return;
       }
       contents.set(block, content);
+      if (how.counts) how.counts.decoded += 1;
     }
     await decodeBlockContent(content, path, block, opts);
   };
