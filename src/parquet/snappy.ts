@@ -2,8 +2,10 @@
 // one (google/snappy CompressFragment, golang/snappy encodeBlock): 64 KB fragments compressed
 // independently, a 2^14-entry Uint16 hash table of fragment-relative positions, 4-byte hashing,
 // the `skip >> 5` stride that speeds through incompressible data, copies extended 4 bytes at a time.
-// It is ~3× hyparquet-writer's snappyjs port because of 32-bit loads (DataView, one load instead of
-// four byte reads), writing straight into a reused output buffer, and short literals copied bytewise.
+// It is 5–7× hyparquet-writer's snappyjs port on page-like data (bench/snappy.mjs) because of 32-bit
+// loads (DataView: one load, not four byte reads), writing straight into a reused output buffer (one
+// copy out at the end) and short literals copied bytewise. Sizes are within ~2% of snappyjs's, which
+// also matches across 64 KB fragment edges.
 
 const BLOCK_SIZE = 1 << 16;
 const MAX_TABLE_BITS = 14;
