@@ -152,6 +152,11 @@ function readLong(b: Uint8Array, pos: number, end: number): number {
   return (n >> 1) ^ -(n & 1);
 }
 
+// Buffer#utf8Slice, what avsc's readString calls when there is one (Buffer#toString checks arguments around it)
+type Utf8Sliced = Buffer & { utf8Slice?: (start: number, end: number) => string };
+const utf8Slice: (b: Buffer, start: number, end: number) => string =
+  typeof (Buffer.prototype as Utf8Sliced).utf8Slice === 'function' ? (b, s, e) => (b as Utf8Sliced).utf8Slice!(s, e) : (b, s, e) => b.toString('utf8', s, e);
+
 function skipVarint(b: Uint8Array, pos: number, end: number): number {
   while (pos < end) if ((b[pos++]! & 0x80) === 0) return pos;
   return -1;
@@ -166,6 +171,11 @@ function isSafeLong(n: number): boolean {
 
 /** A length-prefixed value (bytes, string, map key): the position after it, or -1. */
 function skipSized(b: Uint8Array, pos: number, end: number): number {
+  if (pos < end) {
+    // a length under 64: one varint byte (odd bytes are negative lengths)
+    const x = b[pos]!;
+    if (x < 0x80) return (x & 1) === 0 && x >> 1 <= end - pos - 1 ? pos + 1 + (x >> 1) : -1;
+  }
   const len = readLong(b, pos, end);
   if (at < 0 || len < 0 || len > end - at) return -1;
   return at + len;
@@ -183,8 +193,10 @@ export function skipAvro(node: AvroNode, b: Uint8Array, pos: number, end: number
     case K.BOOLEAN:
       return pos < end ? pos + 1 : -1;
     case K.INT:
+      if (pos < end && b[pos]! < 0x80) return pos + 1;
       return skipVarint(b, pos, end);
     case K.LONG: {
+      if (pos < end && b[pos]! < 0x80) return pos + 1;
       // up to 7 bytes hold at most 49 bits: always safe
       const p = skipVarint(b, pos, end);
       if (p < 0 || p - pos <= 7) return p;
@@ -400,7 +412,7 @@ export function readAvroFields(plan: AvroFieldPlan, b: Uint8Array, buf: Buffer, 
       case R.STRING: {
         const len = readLong(b, pos, end);
         if (at < 0 || len < 0 || len > end - at) return false;
-        out[s] = buf.toString('utf8', at, at + len);
+        out[s] = utf8Slice(buf, at, at + len);
         pos = at + len;
         break;
       }

@@ -4,7 +4,8 @@
 // flags come straight from the Avro bytes (avro-scan.ts) where the schema allows, else from avsc's
 // decode. Same block stack, delta-merge rule and stats as scanLogRecords, so mergeFileSlice and
 // compaction agree row for row.
-import { avroFieldPlan, decodeAvroRecord, decodeBlockContent, isDataBlock, readAvroContentHeader, readAvroFields, skipAvro, utf8View, type AvroFieldPlan, type LogBlock } from '../logfile/index.ts';
+import { avroFieldPlan, decodeAvroRecord, decodeBlockContent, isDataBlock, readAvroContentHeader, readAvroFields, utf8View, type LogBlock } from '../logfile/index.ts';
+import type { MergeConfig } from './config.ts';
 import type { Storage } from '../storage/index.ts';
 import type { Ordering } from './ordering.ts';
 import { NATURAL } from './ordering.ts';
@@ -101,44 +102,96 @@ function recordSpans(content: Uint8Array, count: number): Int32Array {
   return spans;
 }
 
-/** An Avro data block checked by the byte reader: its content, the record spans and the field plan. */
+/**
+ * An Avro data block read by the byte reader: its entries, or the error computing them threw (a
+ * config error, thrown when the block is used: the decode path throws it there, and only for blocks
+ * that count).
+ */
 interface ScannedAvro {
-  source: AvroSource;
-  spans: Int32Array;
-  plan: AvroFieldPlan;
+  entries: LogMapEntry[];
+  failed: boolean;
+  error?: unknown;
+}
+
+function sameValues(a: unknown[], b: unknown[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (!Object.is(a[i], b[i])) return false;
+  return true;
 }
 
 /** The top-level fields recordKeyOf, orderingOf and isDeleteRow can look at. */
-function wantedFields(config: MergeOptions['config']): string[] {
+function wantedFields(config: MergeConfig): string[] {
   const out = new Set<string>(['_hoodie_record_key', ...config.recordKeyFields, ...config.orderingFields, '_hoodie_is_deleted']);
   if (config.deleteField) out.add(config.deleteField);
   return [...out];
 }
 
+/** Those of them needed for every record: the record key fields only count when the meta key is null. */
+function firstWanted(config: MergeConfig): string[] {
+  const out = new Set<string>(['_hoodie_record_key', ...config.orderingFields, '_hoodie_is_deleted']);
+  if (config.deleteField) out.add(config.deleteField);
+  return [...out];
+}
+
 /**
- * An Avro data block's records checked from their bytes (every field skipped the way avsc reads it);
- * undefined when the schema is not one the byte reader handles or a record does not read exactly (the
- * caller decodes the block with avsc, which gives the same values or the error).
+ * The entries of an Avro data block from its records' bytes, each record read once (wanted fields
+ * read, the rest skipped and checked the way avsc reads them); undefined when the schema is not one
+ * the byte reader handles or a record does not read exactly: the caller decodes the block with avsc,
+ * which gives the same values or the error.
  */
-function scanAvroBlock(content: Uint8Array, schema: string | undefined, wanted: string[]): ScannedAvro | undefined {
-  if (schema === undefined) return undefined;
-  const plan = avroFieldPlan(schema, wanted);
+function scanAvroBlock(content: Uint8Array, schema: string, config: MergeConfig, classLists: ClassLists): ScannedAvro | undefined {
+  const plan = avroFieldPlan(schema, wantedFields(config));
   if (!plan) return undefined;
+  // with the meta key in the schema, the record key fields are read only for records whose meta key is null
+  const first = config.populateMetaFields ? avroFieldPlan(schema, firstWanted(config)) : undefined;
+  const keyed = first !== undefined && first.names.includes('_hoodie_record_key');
+  const types = schemaTypes(schema);
+  const source: AvroSource = { content, schema };
+  const buf = utf8View(content);
   const { contentVersion, recordCount } = readAvroContentHeader(content);
   const dv = new DataView(content.buffer, content.byteOffset, content.byteLength);
-  const spans = new Int32Array(2 * recordCount);
+  const entries: LogMapEntry[] = [];
+  let failed = false;
+  let error: unknown;
+  const values: unknown[] = plan.names.map(() => undefined);
+  // one row object holding the wanted fields the schema has; the rest stay undefined as in a decoded row
+  const row: Row = {};
+  let last: unknown[] | undefined;
   let pos = contentVersion >= 2 ? 8 : 4;
   for (let i = 0; i < recordCount; i++) {
     if (pos + 4 > content.length) return undefined;
     const len = dv.getInt32(pos);
-    pos += 4;
-    if (len < 0 || pos + len > content.length) return undefined;
-    if (skipAvro(plan.record, content, pos, pos + len) !== pos + len) return undefined;
-    spans[2 * i] = pos;
-    spans[2 * i + 1] = pos + len;
-    pos += len;
+    const start = pos + 4;
+    const end = start + len;
+    if (len < 0 || end > content.length) return undefined;
+    pos = end;
+    let p = keyed ? first : plan;
+    if (!readAvroFields(p, content, buf, start, end, values)) return undefined;
+    if (failed) continue; // the rest of the block is only checked
+    for (let f = 0; f < p.names.length; f++) row[p.names[f]!] = values[f];
+    if (keyed && (row._hoodie_record_key === null || row._hoodie_record_key === undefined)) {
+      p = plan;
+      readAvroFields(p, content, buf, start, end, values);
+      for (let f = 0; f < p.names.length; f++) row[p.names[f]!] = values[f];
+    }
+    let key: string;
+    try {
+      key = recordKeyOf(row, config);
+    } catch (e) {
+      failed = true;
+      error = e;
+      continue;
+    }
+    const ordering = orderingOf(row, config, types);
+    // consecutive records often carry the same ordering values: share one array (entries never change it)
+    let vals = ordering.values;
+    if (last && vals !== last && sameValues(last, vals)) vals = last;
+    else last = vals;
+    const classes = classLists.of(ordering.classes);
+    if (isDeleteRow(row, config)) entries.push(new LogMapEntry(key, vals, classes, true, undefined, 0, 0, undefined));
+    else entries.push(new LogMapEntry(key, vals, classes, false, source, start, end, undefined));
   }
-  return { source: { content, schema }, spans, plan };
+  return failed ? { entries: [], failed, error } : { entries, failed };
 }
 
 export interface LogMapOptions {
@@ -159,15 +212,14 @@ export async function scanLogMap(storage: Storage, logFiles: SliceFiles['logFile
   const entry = (key: string, o: Ordering, deleted: boolean, source?: AvroSource, start = 0, end = 0, row?: Row) =>
     new LogMapEntry(key, o.values, classLists.of(o.classes), deleted, source, start, end, row);
   const byteScan = how.byteScan !== false;
-  const wanted = wantedFields(opts.config);
-  // content read by readContent (once, through storage.readRange), by block
+  // by block: what readContent made of an Avro data block's content (read once, through storage.readRange)
   const scanned = new WeakMap<LogBlock, ScannedAvro>();
   const contents = new WeakMap<LogBlock, Uint8Array>();
   const readContent = async (path: string, block: LogBlock): Promise<void> => {
     if (!isDataBlock(block.type) && block.type !== 'DELETE_BLOCK') return;
     const content = await storage.readRange(path, block.contentOffset, block.contentLength);
     if (block.type === 'AVRO_DATA_BLOCK' && content.length === block.contentLength) {
-      const s = scanAvroBlock(content, block.header.SCHEMA, wanted);
+      const s = block.header.SCHEMA === undefined ? undefined : scanAvroBlock(content, block.header.SCHEMA, opts.config, classLists);
       if (s) {
         scanned.set(block, s);
         if (how.counts) how.counts.bytes += 1;
@@ -177,27 +229,6 @@ export async function scanLogMap(storage: Storage, logFiles: SliceFiles['logFile
       if (how.counts) how.counts.decoded += 1;
     }
     await decodeBlockContent(content, path, block, opts);
-  };
-  const fromScan = (s: ScannedAvro, types: Map<string, string>): LogMapEntry[] => {
-    const out: LogMapEntry[] = [];
-    const { plan, spans, source } = s;
-    const { names } = plan;
-    const content = source.content;
-    const buf = utf8View(content);
-    const values: unknown[] = names.map(() => undefined);
-    // one row object holding the wanted fields the schema has; the rest stay undefined as in a decoded row
-    const row: Row = {};
-    const n = spans.length / 2;
-    for (let i = 0; i < n; i++) {
-      // checked by scanAvroBlock: reading the same bytes cannot fail
-      if (!readAvroFields(plan, content, buf, spans[2 * i]!, spans[2 * i + 1]!, values)) throw new Error(`avro record ${i} read differently the second time`);
-      for (let f = 0; f < names.length; f++) row[names[f]!] = values[f];
-      const key = recordKeyOf(row, opts.config);
-      const ordering = orderingOf(row, opts.config, types);
-      if (isDeleteRow(row, opts.config)) out.push(entry(key, ordering, true));
-      else out.push(entry(key, ordering, false, source, spans[2 * i]!, spans[2 * i + 1]!));
-    }
-    return out;
   };
   const compact = async (path: string, block: LogBlock): Promise<LogMapEntry[]> => {
     const out: LogMapEntry[] = [];
@@ -214,12 +245,13 @@ export async function scanLogMap(storage: Storage, logFiles: SliceFiles['logFile
       return out;
     }
     if (!isDataBlock(block.type)) return out;
-    const types = schemaTypes(block.header.SCHEMA);
     const s = scanned.get(block);
     if (s) {
       scanned.delete(block);
-      return fromScan(s, types);
+      if (s.failed) throw s.error;
+      return s.entries;
     }
+    const types = schemaTypes(block.header.SCHEMA);
     const records = block.records ?? [];
     let source: AvroSource | undefined;
     let spans: Int32Array | undefined;

@@ -314,5 +314,11 @@ describe('scanLogMap byte path vs decode path: generated logs', () => {
     const config = { ...configOf(v, 8, 'event'), recordKeyFields: [] };
     const r = await both(logFiles, { config, isValidInstant: () => true });
     expect('error' in r && r.error).toMatch(/record key fields are not configured/);
+    // ... but not from a block that does not count (uncommitted), nor from one that turns out corrupt
+    const nullKey: GenRecord = { key: 1, k2: 0, ts: 1, nullMeta: true, deleted: false, op: null, payload: 0 };
+    const skipped = await both(logFiles, { config, isValidInstant: () => false });
+    expect('counts' in skipped && skipped.bytes.stats.totalSkippedBlocks).toBe(1);
+    const corrupt = await both(logsOf(v, [[{ t: 'corrupt', records: [nullKey, { ...nullKey, nullMeta: false }], how: 'union' }]]), { config, isValidInstant: () => true });
+    expect('counts' in corrupt && corrupt.bytes.notes.map((n) => n.note.slice(0, 22))).toEqual(['corrupt block ignored:']);
   });
 });
