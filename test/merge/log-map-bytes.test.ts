@@ -5,14 +5,14 @@
 // markers, multi-field keys, several ordering types, missing fields, schemas the byte reader declines).
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalStorage } from '../../src/storage/index.ts';
 import { buildFileSystemView } from '../../src/fs-view/index.ts';
 import { mergeConfigFromProperties, scanLogMap, type LogMap, type MergeConfig, type MergeOptions } from '../../src/merge/index.ts';
 import { encodeAvroDataBlock, encodeAvroDataContent, encodeDeleteBlock, encodeLogBlock, encodeRollbackBlock } from '../../src/logfile/index.ts';
-import { HAVE_FIXTURES, allTableIds, table } from '../support/fixtures.ts';
+import { HAVE_FIXTURES, allTableIds, catalog, coreTestData, table } from '../support/fixtures.ts';
 import { loadTestTimeline, tableProperties } from '../fs-view/support/view-timeline.ts';
 
 const storage = new LocalStorage();
@@ -95,6 +95,40 @@ describe.skipIf(!HAVE_FIXTURES)('scanLogMap byte path vs decode path: fixture ta
     expect(slices).toBeGreaterThan(5);
     // the byte path is what ran on the fixtures' Avro blocks
     expect(counts.bytes).toBeGreaterThan(5);
+  });
+
+  it('every log file of the catalog on its own (every block counts), and the core-test-data log files', async () => {
+    const counts = { bytes: 0, decoded: 0 };
+    const files: { logFiles: { path: string }[]; config: MergeConfig }[] = [];
+    const generic = (props: Record<string, string>): MergeConfig => {
+      try {
+        return mergeConfigFromProperties(props);
+      } catch {
+        return mergeConfigFromProperties({ ...props, 'hoodie.table.version': '8', 'hoodie.record.merge.mode': 'EVENT_TIME_ORDERING' });
+      }
+    };
+    for (const t of catalog().tables) {
+      const logs = (t.log_files ?? []) as { partition: string; name: string }[];
+      if (logs.length === 0) continue;
+      const base = table(t.id);
+      const config = generic(tableProperties(base));
+      for (const l of logs) files.push({ logFiles: [{ path: join(base, l.partition, l.name) }], config });
+    }
+    for (const kind of ['valid_log_avro_data', 'valid_log_delete', 'valid_log_parquet_data', 'valid_log_rollback']) {
+      const d = coreTestData(`log_files/${kind}`);
+      for (const n of readdirSync(d).filter((x) => x.includes('.log.'))) {
+        files.push({ logFiles: [{ path: join(d, n) }], config: generic({ 'hoodie.table.version': '6', 'hoodie.table.precombine.field': 'ts', 'hoodie.table.recordkey.fields': 'id' }) });
+      }
+    }
+    for (const f of files) {
+      const r = await both(f.logFiles, { config: f.config, isValidInstant: () => true });
+      if ('counts' in r) {
+        counts.bytes += r.counts.bytes;
+        counts.decoded += r.counts.decoded;
+      }
+    }
+    expect(files.length).toBeGreaterThan(40);
+    expect(counts.bytes).toBeGreaterThanOrEqual(25);
   });
 });
 
