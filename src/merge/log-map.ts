@@ -157,6 +157,7 @@ function scanAvroBlock(content: Uint8Array, schema: string, config: MergeConfig,
   // one row object holding the wanted fields the schema has; the rest stay undefined as in a decoded row
   const row: Row = {};
   let last: unknown[] | undefined;
+  let lastClasses: Ordering['classes'] | undefined;
   let pos = contentVersion >= 2 ? 8 : 4;
   for (let i = 0; i < recordCount; i++) {
     if (pos + 4 > content.length) return undefined;
@@ -187,7 +188,7 @@ function scanAvroBlock(content: Uint8Array, schema: string, config: MergeConfig,
     let vals = ordering.values;
     if (last && vals !== last && sameValues(last, vals)) vals = last;
     else last = vals;
-    const classes = classLists.of(ordering.classes);
+    const classes = lastClasses && sameValues(lastClasses, ordering.classes) ? lastClasses : (lastClasses = classLists.of(ordering.classes));
     if (isDeleteRow(row, config)) entries.push(new LogMapEntry(key, vals, classes, true, undefined, 0, 0, undefined));
     else entries.push(new LogMapEntry(key, vals, classes, false, source, start, end, undefined));
   }
