@@ -220,7 +220,12 @@ export async function scanLogMap(storage: Storage, logFiles: SliceFiles['logFile
     if (!isDataBlock(block.type) && block.type !== 'DELETE_BLOCK') return;
     const content = await storage.readRange(path, block.contentOffset, block.contentLength);
     if (block.type === 'AVRO_DATA_BLOCK' && content.length === block.contentLength) {
-      const s = block.header.SCHEMA === undefined ? undefined : scanAvroBlock(content, block.header.SCHEMA, opts.config, classLists);
+      let s: ScannedAvro | undefined;
+      try {
+        s = block.header.SCHEMA === undefined ? undefined : scanAvroBlock(content, block.header.SCHEMA, opts.config, classLists);
+      } catch {
+        s = undefined; // (a stack overflow on a deeply nested record, say): avsc's decode decides
+      }
       if (s) {
         scanned.set(block, s);
         if (how.counts) how.counts.bytes += 1;
