@@ -11,31 +11,12 @@ import { ParquetWriter } from 'hyparquet-writer';
 import { ByteWriter } from 'hyparquet-writer/src/bytewriter.js';
 import { writePageHeader } from 'hyparquet-writer/src/datapage.js';
 import { writeRleBitPackedHybrid } from 'hyparquet-writer/src/encoding.js';
-import { snappyCompress } from 'hyparquet-writer/src/snappy.js';
+import { snappyCompress } from './snappy.ts';
 import { TblError } from '../errors/index.ts';
 import { HoodieBloomFilter } from './bloom.ts';
 import { PackedColumn, pageLocationsOf } from './packed.ts';
 import { ChunkWriter, closeHoodieFile, DEFAULT_ROW_GROUP_ROWS, type HoodieParquetWriterOptions } from './write-incremental.ts';
 import { gzipLevelOf, hoodieWriterOptions, prepareHoodieSchema, RecordKeyTracker, writeFailed, type HoodieParquetFile, type ParquetCodec } from './write.ts';
-
-export interface HoodiePackedWriter {
-  readonly groupRows: number;
-  /** rows handed to writeGroup so far */
-  readonly rowCount: number;
-  /** the schema's top-level parquet elements, in field order */
-  readonly elements: SchemaElement[];
-  /**
-   * Encodes one row group (at most groupRows rows; columns in schema field order; constant columns
-   * are not read; `verbatim[j]` is written instead of encoding column j) now; the returned promise
-   * settles when it is compressed and appended. The columns can be reused once this returns.
-   */
-  writeGroup(columns: PackedColumn[], verbatim?: (VerbatimChunk | undefined)[]): Promise<void>;
-  /** The most groups handed to writeGroup and not yet compressed and appended, at any one time so far. */
-  readonly pendingPeak: number;
-  /** Columns of an earlier group the writer is done with, emptied, for the next group (buffers reused); undefined if none. */
-  recycle(): PackedColumn[] | undefined;
-  finish(): Promise<HoodieParquetFile & { size: number }>;
-}
 
 type Codec = 'GZIP' | 'SNAPPY' | 'UNCOMPRESSED';
 
@@ -480,180 +461,169 @@ export interface BloomSeed {
   rows: number;
 }
 
-export function openHoodiePackedWriter(opts: HoodieParquetWriterOptions & { bloomSeed?: BloomSeed; constants?: (Uint8Array | undefined)[] }): HoodiePackedWriter {
+/** One row group encoded and compressed: its bytes (own buffer) and offsets relative to its first byte. */
+interface EncodedGroup {
+  rows: number;
+  bytes: Uint8Array;
+  /** offsets relative to `bytes` */
+  columns: ColumnChunk[];
+  /** per column, page locations relative to `bytes` (only for chunks of several pages) */
+  offsetIndexes: (OffsetIndex | undefined)[];
+}
+
+export type PackedWriterOptions = HoodieParquetWriterOptions & { bloomSeed?: BloomSeed; constants?: (Uint8Array | undefined)[] };
+
+/** Encodes row groups into EncodedGroups (pages, dictionaries, statistics, compression). */
+interface PackedGroupEncoder {
+  readonly groupRows: number;
+  readonly elements: SchemaElement[];
+  /** the key column's index in the fields (-1: none) */
+  readonly keyIndex: number;
+  /** The group's row count (0: nothing to write), checked against the schema and groupRows. */
+  check(columns: PackedColumn[]): number;
+  /** Checks and encodes now (the columns can be reused once this returns); resolves once compressed. */
+  encode(columns: PackedColumn[], verbatim?: (VerbatimChunk | undefined)[]): { rows: number; group: Promise<EncodedGroup> };
+}
+
+function openPackedGroupEncoder(opts: PackedWriterOptions): PackedGroupEncoder {
   const { schema } = opts;
-  // columns whose every value is these bytes (the file name in a compacted file): never filled by the caller
   const constants = opts.constants ?? [];
   const p = prepareHoodieSchema(schema, opts.recordKeyField);
-  const seed = opts.bloomSeed && opts.bloomFilter !== false ? HoodieBloomFilter.resume(opts.bloomSeed.serialized, opts.bloomSeed.typeCode, opts.bloomSeed.rows, opts.bloomFilter) : undefined;
-  if (opts.bloomSeed && opts.bloomFilter !== false && !seed) throw writeFailed(schema, new Error('the bloom filter seed does not resume'));
-  const seeded = seed ? opts.bloomSeed!.rows : 0;
-  const keys = new RecordKeyTracker(p.keyField, opts.bloomFilter, seed);
-  const keyIndex = schema.fields.findIndex((f) => f.name === p.keyField);
   const groupRows = opts.rowGroupSize ?? DEFAULT_ROW_GROUP_ROWS;
   const pageSize = opts.pageSize ?? 1048576;
   const codec = packedCodecOf(opts.codec ?? 'GZIP');
   const level = gzipLevelOf(opts.gzipLevel);
   const elements = p.parquetSchema.slice(1);
   if (elements.length !== schema.fields.length) throw writeFailed(schema, new PackedWriteError('nested fields are not written packed'));
-  const sink = new ChunkWriter();
-  let pq: ParquetWriter;
-  try {
-    pq = new ParquetWriter({ writer: sink, ...hoodieWriterOptions(p, opts) });
-  } catch (e) {
-    throw writeFailed(schema, e);
-  }
-  let rowCount = 0;
-  let pending = 0;
-  let pendingPeak = 0;
-  let finished = false;
-  let done: PackedColumn[] | undefined;
-  // appends happen in row-group order, each after its pages are compressed
-  let tail: Promise<void> = Promise.resolve();
+  const keyIndex = schema.fields.findIndex((f) => f.name === p.keyField);
 
-  const trackKeys = (col: PackedColumn, first: number): void => {
-    const d = col.data;
-    let lo = -1;
-    let hi = -1;
-    let plain = true;
-    for (let i = 0; i < col.length; i++) {
-      const s = col.start(i);
-      const e = col.end(i);
-      if (col.nulls[i] || e === s) throw new TblError('parquet', `row ${first + i} has no record key in ${p.keyField}`);
-      if (first + i >= seeded) keys.bloom?.addBytes(d, s, e);
-      // UTF-8 byte order is UTF-16 order (Java's String.compareTo) unless U+E000.. or supplementary characters occur
-      for (let k = s; k < e; k++) if (d[k]! >= 0xee) plain = false;
-      if (hi < 0) lo = hi = i;
-      else if (cmpBytes(d, s, e, d, col.start(hi), col.end(hi)) > 0) hi = i;
-      else if (cmpBytes(d, s, e, d, col.start(lo), col.end(lo)) < 0) lo = i;
-    }
-    const text = new TextDecoder();
-    const str = (i: number) => text.decode(d.subarray(col.start(i), col.end(i)));
-    const candidates = plain ? [lo, hi] : Array.from({ length: col.length }, (_, i) => i);
-    for (const i of candidates) {
-      const k = str(i);
-      if (keys.minKey === undefined || k < keys.minKey) keys.minKey = k;
-      if (keys.maxKey === undefined || k > keys.maxKey) keys.maxKey = k;
-    }
-  };
-
-  const append = (encoded: EncodedColumn[], rows: number): Promise<void> =>
-    (tail = tail.then(async () => {
-      const groupStart = sink.offset;
-      const columns: ColumnChunk[] = [];
-      for (const c of encoded) {
-        const offsetStart = sink.offset;
-        if (c.verbatim) {
-          const { bytes, begin, meta } = c.verbatim;
-          sink.appendBytes(bytes);
-          const at = (o: bigint) => BigInt(offsetStart + Number(o) - begin);
-          const chunk: ColumnChunk = {
-            meta_data: {
-              ...meta,
-              path_in_schema: [c.element.name],
-              data_page_offset: at(meta.data_page_offset),
-              dictionary_page_offset: meta.dictionary_page_offset ? at(meta.dictionary_page_offset) : undefined,
-              index_page_offset: undefined,
-              bloom_filter_offset: undefined,
-              bloom_filter_length: undefined,
-              statistics: { null_count: meta.statistics!.null_count, min_value: meta.statistics!.min_value, max_value: meta.statistics!.max_value },
-            },
-            file_offset: BigInt(offsetStart),
-          };
-          columns.push(chunk);
-          // the copied pages' locations, as the encoder records them for a chunk of several pages
-          const locations = pageLocationsOf(bytes, offsetStart, Number(meta.num_values));
-          pq.pendingIndexes.push({ chunk, offsetIndex: locations.length > 1 ? { page_locations: locations } : undefined } as (typeof pq.pendingIndexes)[number]);
-          continue;
-        }
-        let uncompressed = 0;
-        let dictionaryOffset: bigint | undefined;
-        const encodings: Encoding[] = [];
-        if (c.dict) {
-          const bytes = await c.dict.compressed;
-          dictionaryOffset = BigInt(sink.offset);
-          const h = sink.offset;
-          writePageHeader(sink, {
-            type: 'DICTIONARY_PAGE',
-            uncompressed_page_size: c.dict.values.length,
-            compressed_page_size: bytes.length,
-            dictionary_page_header: { num_values: c.dict.count, encoding: 'PLAIN' },
-          });
-          uncompressed += sink.offset - h + c.dict.values.length;
-          sink.appendBytes(bytes);
-          encodings.push('PLAIN');
-        }
-        encodings.push(c.dict ? 'RLE_DICTIONARY' : 'PLAIN');
-        const dataOffset = BigInt(sink.offset);
-        const locations: OffsetIndex['page_locations'] = [];
-        for (const page of c.pages) {
-          const bytes = await page.compressed;
-          const pageOffset = sink.offset;
-          writePageHeader(sink, {
-            type: 'DATA_PAGE_V2',
-            uncompressed_page_size: page.levels.length + page.values.length,
-            compressed_page_size: page.levels.length + bytes.length,
-            data_page_header_v2: {
-              num_values: page.numValues,
-              num_nulls: page.numNulls,
-              num_rows: page.numValues,
-              encoding: page.encoding as never,
-              definition_levels_byte_length: page.levels.length,
-              repetition_levels_byte_length: 0,
-              is_compressed: true,
-            },
-          });
-          uncompressed += sink.offset - pageOffset + page.levels.length + page.values.length;
-          sink.appendBytes(page.levels);
-          sink.appendBytes(bytes);
-          locations.push({ offset: BigInt(pageOffset), compressed_page_size: sink.offset - pageOffset, first_row_index: BigInt(page.firstRow) });
-        }
-        const chunk: ColumnChunk = {
+  // the group's bytes: page headers and page bytes in order, copied once into a buffer of the exact size
+  const layout = async (encoded: EncodedColumn[], rows: number): Promise<EncodedGroup> => {
+    const parts: Uint8Array[] = [];
+    let at = 0;
+    const put = (b: Uint8Array): void => {
+      parts.push(b);
+      at += b.length;
+    };
+    const header = (h: Parameters<typeof writePageHeader>[1]): void => {
+      const w = new ByteWriter(64);
+      writePageHeader(w, h);
+      put(w.getBytes());
+    };
+    const columns: ColumnChunk[] = [];
+    const offsetIndexes: (OffsetIndex | undefined)[] = [];
+    for (const c of encoded) {
+      const offsetStart = at;
+      if (c.verbatim) {
+        const { bytes, begin, meta } = c.verbatim;
+        put(bytes);
+        const rel = (o: bigint) => BigInt(offsetStart + Number(o) - begin);
+        columns.push({
           meta_data: {
-            type: c.element.type!,
-            encodings,
+            ...meta,
             path_in_schema: [c.element.name],
-            codec,
-            num_values: BigInt(c.rows),
-            total_compressed_size: BigInt(sink.offset - offsetStart),
-            total_uncompressed_size: BigInt(uncompressed),
-            data_page_offset: dataOffset,
-            dictionary_page_offset: dictionaryOffset,
-            statistics: c.stats as NonNullable<ColumnChunk['meta_data']>['statistics'],
-            encoding_stats: [
-              ...(c.dict ? [{ page_type: 'DICTIONARY_PAGE' as const, encoding: 'PLAIN' as const, count: 1 }] : []),
-              { page_type: 'DATA_PAGE_V2' as const, encoding: c.dict ? ('RLE_DICTIONARY' as const) : ('PLAIN' as const), count: c.pages.length },
-            ],
+            data_page_offset: rel(meta.data_page_offset),
+            dictionary_page_offset: meta.dictionary_page_offset ? rel(meta.dictionary_page_offset) : undefined,
+            index_page_offset: undefined,
+            bloom_filter_offset: undefined,
+            bloom_filter_length: undefined,
+            statistics: { null_count: meta.statistics!.null_count, min_value: meta.statistics!.min_value, max_value: meta.statistics!.max_value },
           },
           file_offset: BigInt(offsetStart),
-        };
-        columns.push(chunk);
-        pq.pendingIndexes.push({ chunk, offsetIndex: locations.length > 1 ? { page_locations: locations } : undefined } as (typeof pq.pendingIndexes)[number]);
+        });
+        // the copied pages' locations, as the encoder records them for a chunk of several pages
+        const locations = pageLocationsOf(bytes, offsetStart, Number(meta.num_values));
+        offsetIndexes.push(locations.length > 1 ? { page_locations: locations } : undefined);
+        continue;
       }
-      let total = 0n;
-      for (const c of columns) total += c.meta_data!.total_uncompressed_size;
-      pq.num_rows += BigInt(rows);
-      pq.row_groups.push({ columns: columns as never, total_byte_size: total, num_rows: BigInt(rows), total_compressed_size: BigInt(sink.offset - groupStart) });
-      sink.flush();
-    }));
+      let uncompressed = 0;
+      let dictionaryOffset: bigint | undefined;
+      const encodings: Encoding[] = [];
+      if (c.dict) {
+        const bytes = await c.dict.compressed;
+        dictionaryOffset = BigInt(at);
+        const h = at;
+        header({
+          type: 'DICTIONARY_PAGE',
+          uncompressed_page_size: c.dict.values.length,
+          compressed_page_size: bytes.length,
+          dictionary_page_header: { num_values: c.dict.count, encoding: 'PLAIN' },
+        });
+        uncompressed += at - h + c.dict.values.length;
+        put(bytes);
+        encodings.push('PLAIN');
+      }
+      encodings.push(c.dict ? 'RLE_DICTIONARY' : 'PLAIN');
+      const dataOffset = BigInt(at);
+      const locations: OffsetIndex['page_locations'] = [];
+      for (const page of c.pages) {
+        const bytes = await page.compressed;
+        const pageOffset = at;
+        header({
+          type: 'DATA_PAGE_V2',
+          uncompressed_page_size: page.levels.length + page.values.length,
+          compressed_page_size: page.levels.length + bytes.length,
+          data_page_header_v2: {
+            num_values: page.numValues,
+            num_nulls: page.numNulls,
+            num_rows: page.numValues,
+            encoding: page.encoding as never,
+            definition_levels_byte_length: page.levels.length,
+            repetition_levels_byte_length: 0,
+            is_compressed: true,
+          },
+        });
+        uncompressed += at - pageOffset + page.levels.length + page.values.length;
+        put(page.levels);
+        put(bytes);
+        locations.push({ offset: BigInt(pageOffset), compressed_page_size: at - pageOffset, first_row_index: BigInt(page.firstRow) });
+      }
+      columns.push({
+        meta_data: {
+          type: c.element.type!,
+          encodings,
+          path_in_schema: [c.element.name],
+          codec,
+          num_values: BigInt(c.rows),
+          total_compressed_size: BigInt(at - offsetStart),
+          total_uncompressed_size: BigInt(uncompressed),
+          data_page_offset: dataOffset,
+          dictionary_page_offset: dictionaryOffset,
+          statistics: c.stats as NonNullable<ColumnChunk['meta_data']>['statistics'],
+          encoding_stats: [
+            ...(c.dict ? [{ page_type: 'DICTIONARY_PAGE' as const, encoding: 'PLAIN' as const, count: 1 }] : []),
+            { page_type: 'DATA_PAGE_V2' as const, encoding: c.dict ? ('RLE_DICTIONARY' as const) : ('PLAIN' as const), count: c.pages.length },
+          ],
+        },
+        file_offset: BigInt(offsetStart),
+      });
+      offsetIndexes.push(locations.length > 1 ? { page_locations: locations } : undefined);
+    }
+    const bytes = new Uint8Array(at);
+    let o = 0;
+    for (const b of parts) {
+      bytes.set(b, o);
+      o += b.length;
+    }
+    return { rows, bytes, columns, offsetIndexes };
+  };
+
+  const check = (columns: PackedColumn[]): number => {
+    const n = columns.find((_, j) => !constants[j])?.length ?? 0;
+    if (n === 0) return 0;
+    if (n > groupRows || columns.length !== elements.length || columns.some((c, j) => !constants[j] && c.length !== n)) {
+      throw writeFailed(schema, new Error(`row group of ${n} rows (at most ${groupRows}) with ${columns.length} columns of lengths ${columns.map((c) => c.length).join(',')}`));
+    }
+    return n;
+  };
 
   return {
     groupRows,
     elements,
-    get rowCount() {
-      return rowCount;
-    },
-    get pendingPeak() {
-      return pendingPeak;
-    },
-    writeGroup(columns, verbatim) {
-      if (finished) throw writeFailed(schema, new Error('write after finish'));
-      const n = columns.find((_, j) => !constants[j])?.length ?? 0;
-      if (n === 0) return tail;
-      if (n > groupRows || columns.length !== elements.length || columns.some((c, j) => !constants[j] && c.length !== n)) {
-        throw writeFailed(schema, new Error(`row group of ${n} rows (at most ${groupRows}) with ${columns.length} columns of lengths ${columns.map((c) => c.length).join(',')}`));
-      }
-      if (keyIndex >= 0) trackKeys(columns[keyIndex]!, rowCount);
+    keyIndex,
+    check,
+    encode(columns, verbatim) {
+      const n = check(columns);
       let encoded: EncodedColumn[];
       try {
         encoded = columns.map((col, j) => {
@@ -675,20 +645,167 @@ export function openHoodiePackedWriter(opts: HoodieParquetWriterOptions & { bloo
       } catch (e) {
         throw writeFailed(schema, e);
       }
-      // no rejection goes unobserved: a failed compression rejects this group's (and later) appends
+      // no rejection goes unobserved: a failed compression rejects this group
       for (const c of encoded) {
         c.dict?.compressed.catch(() => undefined);
         for (const pg of c.pages) pg.compressed.catch(() => undefined);
       }
+      const group = layout(encoded, n).catch((e: unknown) => {
+        throw writeFailed(schema, e);
+      });
+      return { rows: n, group };
+    },
+  };
+}
+
+/**
+ * Builds the file from EncodedGroups placed in file order: offsets moved to where each lands, the
+ * record keys tracked in file order (bloom filter, min/max keys), the indexes and footer written by
+ * hyparquet-writer's ParquetWriter with the Hudi footer keys.
+ */
+interface PackedFileAssembler {
+  /** Tracks the keys of the next rows in file order (call before or after placing their group, in order). */
+  addKeys(col: PackedColumn): void;
+  place(group: EncodedGroup): void;
+  finish(): HoodieParquetFile & { size: number };
+}
+
+function openPackedFileAssembler(opts: PackedWriterOptions): PackedFileAssembler {
+  const { schema } = opts;
+  const p = prepareHoodieSchema(schema, opts.recordKeyField);
+  const seed = opts.bloomSeed && opts.bloomFilter !== false ? HoodieBloomFilter.resume(opts.bloomSeed.serialized, opts.bloomSeed.typeCode, opts.bloomSeed.rows, opts.bloomFilter) : undefined;
+  if (opts.bloomSeed && opts.bloomFilter !== false && !seed) throw writeFailed(schema, new Error('the bloom filter seed does not resume'));
+  const seeded = seed ? opts.bloomSeed!.rows : 0;
+  const keys = new RecordKeyTracker(p.keyField, opts.bloomFilter, seed);
+  packedCodecOf(opts.codec ?? 'GZIP');
+  const sink = new ChunkWriter();
+  let pq: ParquetWriter;
+  try {
+    pq = new ParquetWriter({ writer: sink, ...hoodieWriterOptions(p, opts) });
+  } catch (e) {
+    throw writeFailed(schema, e);
+  }
+  let keyRows = 0;
+  let rowCount = 0;
+  let finished = false;
+  const text = new TextDecoder();
+
+  const addKeys = (col: PackedColumn): void => {
+    const first = keyRows;
+    keyRows += col.length;
+    const d = col.data;
+    let lo = -1;
+    let hi = -1;
+    let plain = true;
+    for (let i = 0; i < col.length; i++) {
+      const s = col.start(i);
+      const e = col.end(i);
+      if (col.nulls[i] || e === s) throw new TblError('parquet', `row ${first + i} has no record key in ${p.keyField}`);
+      if (first + i >= seeded) keys.bloom?.addBytes(d, s, e);
+      // UTF-8 byte order is UTF-16 order (Java's String.compareTo) unless U+E000.. or supplementary characters occur
+      for (let k = s; k < e; k++) if (d[k]! >= 0xee) plain = false;
+      if (hi < 0) lo = hi = i;
+      else if (cmpBytes(d, s, e, d, col.start(hi), col.end(hi)) > 0) hi = i;
+      else if (cmpBytes(d, s, e, d, col.start(lo), col.end(lo)) < 0) lo = i;
+    }
+    const str = (i: number) => text.decode(d.subarray(col.start(i), col.end(i)));
+    const candidates = plain ? [lo, hi] : Array.from({ length: col.length }, (_, i) => i);
+    for (const i of candidates) {
+      if (i < 0) continue;
+      const k = str(i);
+      if (keys.minKey === undefined || k < keys.minKey) keys.minKey = k;
+      if (keys.maxKey === undefined || k > keys.maxKey) keys.maxKey = k;
+    }
+  };
+
+  return {
+    addKeys,
+    place(g) {
+      if (finished) throw writeFailed(schema, new Error('write after finish'));
+      // the group becomes a chunk of the file as it is (no copy); its offsets move by where it starts
+      sink.flush();
+      const start = sink.offset;
+      sink.chunks.push(g.bytes);
+      sink.offset += g.bytes.length;
+      const by = BigInt(start);
+      let total = 0n;
+      for (const [j, c] of g.columns.entries()) {
+        const m = c.meta_data!;
+        m.data_page_offset += by;
+        if (m.dictionary_page_offset !== undefined) m.dictionary_page_offset += by;
+        c.file_offset += by;
+        total += m.total_uncompressed_size;
+        const oi = g.offsetIndexes[j];
+        if (oi) for (const l of oi.page_locations) l.offset += by;
+        pq.pendingIndexes.push({ chunk: c, offsetIndex: oi } as (typeof pq.pendingIndexes)[number]);
+      }
+      pq.num_rows += BigInt(g.rows);
+      pq.row_groups.push({ columns: g.columns as never, total_byte_size: total, num_rows: BigInt(g.rows), total_compressed_size: BigInt(g.bytes.length) });
+      rowCount += g.rows;
+    },
+    finish() {
+      if (finished) throw writeFailed(schema, new Error('finish called twice'));
+      finished = true;
+      return closeHoodieFile(pq, sink, schema, keys, rowCount);
+    },
+  };
+}
+
+export interface HoodiePackedWriter {
+  readonly groupRows: number;
+  /** rows handed to writeGroup so far */
+  readonly rowCount: number;
+  /** the schema's top-level parquet elements, in field order */
+  readonly elements: SchemaElement[];
+  /**
+   * Encodes one row group (at most groupRows rows; columns in schema field order; constant columns
+   * are not read; `verbatim[j]` is written instead of encoding column j) now; the returned promise
+   * settles when it is compressed and appended. The columns can be reused once this returns.
+   */
+  writeGroup(columns: PackedColumn[], verbatim?: (VerbatimChunk | undefined)[]): Promise<void>;
+  /** The most groups handed to writeGroup and not yet compressed and appended, at any one time so far. */
+  readonly pendingPeak: number;
+  /** Columns of an earlier group the writer is done with, emptied, for the next group (buffers reused); undefined if none. */
+  recycle(): PackedColumn[] | undefined;
+  finish(): Promise<HoodieParquetFile & { size: number }>;
+}
+
+export function openHoodiePackedWriter(opts: PackedWriterOptions): HoodiePackedWriter {
+  const encoder = openPackedGroupEncoder(opts);
+  const file = openPackedFileAssembler(opts);
+  const { schema } = opts;
+  let rowCount = 0;
+  let pending = 0;
+  let pendingPeak = 0;
+  let finished = false;
+  let done: PackedColumn[] | undefined;
+  // groups are placed in write order, each once its pages are compressed
+  let tail: Promise<void> = Promise.resolve();
+  return {
+    groupRows: encoder.groupRows,
+    elements: encoder.elements,
+    get rowCount() {
+      return rowCount;
+    },
+    get pendingPeak() {
+      return pendingPeak;
+    },
+    writeGroup(columns, verbatim) {
+      if (finished) throw writeFailed(schema, new Error('write after finish'));
+      const n = encoder.check(columns);
+      if (n === 0) return tail;
+      if (encoder.keyIndex >= 0) file.addKeys(columns[encoder.keyIndex]!);
+      const { group } = encoder.encode(columns, verbatim);
       rowCount += n;
       done = columns;
       pendingPeak = Math.max(pendingPeak, ++pending);
-      const appended = append(encoded, n);
-      appended.then(
+      // a failed compression rejects this group's (and later) placements
+      const placed = (tail = tail.then(async () => file.place(await group)));
+      placed.then(
         () => pending--,
         () => pending--,
       );
-      return appended.catch((e: unknown) => {
+      return placed.catch((e: unknown) => {
         throw writeFailed(schema, e);
       });
     },
@@ -702,7 +819,7 @@ export function openHoodiePackedWriter(opts: HoodieParquetWriterOptions & { bloo
       if (finished) throw writeFailed(schema, new Error('finish called twice'));
       finished = true;
       await tail;
-      return closeHoodieFile(pq, sink, schema, keys, rowCount);
+      return file.finish();
     },
   };
 }
