@@ -14,7 +14,7 @@ import { javaClassOf, logReplacesBase, NATURAL, recordKeyOf, scanLogMap, type Lo
 import { compressors, readParquetMetadataFrom, type ParquetFileInfo } from '../../parquet/read.ts';
 import { chunkSpan, PackedColumn, PackedUnsupported, packedReadable, readPackedChunkBytes } from '../../parquet/packed.ts';
 import { avroToParquetSchema, fieldConverter, FOOTER_BLOOM_FILTER, FOOTER_BLOOM_TYPE_CODE, prepareHoodieSchema } from '../../parquet/write.ts';
-import { openHoodiePackedWriter, verbatimFits, type BloomSeed, type HoodiePackedWriter, type VerbatimChunk } from '../../parquet/write-packed.ts';
+import { openHoodiePackedWriter, verbatimFits, type BloomSeed, type HoodiePackedWriter, type PackedWriterOptions, type VerbatimChunk } from '../../parquet/write-packed.ts';
 import { HoodieBloomFilter } from '../../parquet/bloom.ts';
 import { TblError } from '../../errors/index.ts';
 import { asyncBufferOf, type Storage } from '../../storage/index.ts';
@@ -274,36 +274,57 @@ function bloomSeedOf(job: MergeJob, info: ParquetFileInfo, plan: FieldPlan[], en
   return { serialized, typeCode, rows: info.numRows };
 }
 
-export async function mergeColumnar(storage: Storage, job: MergeJob, opts: MergeOptions): Promise<{ bytes: Uint8Array; rowCount: number; stats: MergeStats; pendingPeak: number } | undefined> {
+/** What a packed merge needs once the base footer is read and the logs are scanned. */
+export interface ColumnarInput {
+  info: ParquetFileInfo;
+  file: AsyncBuffer;
+  plan: FieldPlan[];
+  entries: Map<string, LogMapEntry>;
+  /** the log scan's stats; the merge adds the base/updated/deleted counts */
+  stats: MergeStats;
+  /** the packed writer's options (the bloom seed is decided from the footer and the log map) */
+  writerOpts: PackedWriterOptions;
+  logPathOf: (content: Uint8Array) => string;
+}
+
+/** The packed writer's options for a job given its bloom seed (a writer on another thread opens the same). */
+export function packedWriterOptions(job: MergeJob, bloomSeed: BloomSeed | undefined): PackedWriterOptions {
+  // every row of the new file names it: a constant column the merge never fills
+  const fileNameBytes = new TextEncoder().encode(job.fileName);
+  const constants = job.writerSchema.fields.map((f) => (f.name === '_hoodie_file_name' ? fileNameBytes : undefined));
+  return { schema: job.writerSchema, codec: job.codec, gzipLevel: job.gzipLevel, rowGroupSize: job.rowGroupSize, bloomSeed, constants };
+}
+
+/** Reads the base footer and scans the logs; undefined when the base file's columns need the row path. */
+export async function prepareColumnar(storage: Storage, job: MergeJob, opts: MergeOptions): Promise<ColumnarInput | undefined> {
   if (!job.baseFile) return undefined;
   const { path, size } = job.baseFile;
   const file = asyncBufferOf(storage, path, size);
   const info = await readParquetMetadataFrom(file, path);
   const plan = columnarPlan(job, info.metadata);
   if (!plan) return undefined;
-
   const owners = new WeakMap<Uint8Array, string>();
   const { entries, stats } = await scanLogMap(rememberingReads(storage, owners), job.logFiles, opts);
-  // every row of the new file names it: a constant column the merge never fills
-  const fileNameBytes = new TextEncoder().encode(job.fileName);
-  const constants = plan.map((f) => (f.name === '_hoodie_file_name' ? fileNameBytes : undefined));
-  const writerOpts = { schema: job.writerSchema, codec: job.codec, gzipLevel: job.gzipLevel, rowGroupSize: job.rowGroupSize, bloomSeed: bloomSeedOf(job, info, plan, entries), constants };
-  const writer = openHoodiePackedWriter(writerOpts);
   const logPathOf = (content: Uint8Array) => owners.get(content) ?? job.logFiles.map((l) => l.path).join(', ');
-  return mergeInto(writer, job, plan, info, file, entries, stats, writerOpts.bloomSeed !== undefined, logPathOf);
+  return { info, file, plan, entries, stats, writerOpts: packedWriterOptions(job, bloomSeedOf(job, info, plan, entries)), logPathOf };
 }
 
-async function mergeInto(
-  writer: HoodiePackedWriter,
-  job: MergeJob,
-  plan: FieldPlan[],
-  info: ParquetFileInfo,
-  file: AsyncBuffer,
-  entries: Map<string, LogMapEntry>,
-  stats: MergeStats,
-  seeded: boolean,
-  logPathOf: (content: Uint8Array) => string,
-): Promise<{ bytes: Uint8Array; rowCount: number; stats: MergeStats; pendingPeak: number }> {
+export async function mergeColumnar(storage: Storage, job: MergeJob, opts: MergeOptions): Promise<{ bytes: Uint8Array; rowCount: number; stats: MergeStats; pendingPeak: number } | undefined> {
+  const input = await prepareColumnar(storage, job, opts);
+  if (!input) return undefined;
+  const writer = openHoodiePackedWriter(input.writerOpts);
+  await mergeInto(writer, job, input);
+  const f = await writer.finish();
+  return { bytes: f.bytes, rowCount: f.rowCount, stats: input.stats, pendingPeak: writer.pendingPeak };
+}
+
+/** Where mergeInto's row groups go: the packed writer, or a writer encoding them on another thread (two-stage.ts). */
+export type GroupWriter = Omit<HoodiePackedWriter, 'finish'>;
+
+/** Merges every base row group and then the log inserts into `writer` (its groups all appended on return). */
+export async function mergeInto(writer: GroupWriter, job: MergeJob, input: ColumnarInput): Promise<void> {
+  const { plan, info, file, entries, stats, logPathOf } = input;
+  const seeded = input.writerOpts.bloomSeed !== undefined;
   const { config } = job;
   const { path } = job.baseFile!;
   const byBytes = new KeyBytesIndex(entries);
@@ -519,6 +540,4 @@ async function mergeInto(
   }
   flush();
   await settle(0);
-  const f = await writer.finish();
-  return { bytes: f.bytes, rowCount: f.rowCount, stats, pendingPeak: writer.pendingPeak };
 }

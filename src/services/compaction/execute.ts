@@ -1,6 +1,7 @@
 // `compaction run`: claim a pending plan under the lock (rolling back an attempt whose heartbeat
 // expired), requested → inflight, merge every operation's slice into a new base file (marker first),
 // then, under the lock again, the completed `commit` (JSON on layout 1, Avro `<t>_<ct>.commit` on layout 2).
+import { availableParallelism } from 'node:os';
 import { TblError } from '../../errors/index.ts';
 import { formatBaseFileName, formatWriteToken } from '../../fs-view/index.ts';
 import { mergeConfigFromProperties, type MergeConfig } from '../../merge/index.ts';
@@ -48,7 +49,13 @@ export interface RunOptions extends ServiceOptions {
   fileGroupWorkers?: FileGroupWorkers;
   /** the bundled compaction worker (tests and benches; default compaction-worker.js beside the bundle) */
   workerUrl?: URL;
-  onProgress?: (e: { type: 'file-written'; partition: string; fileId: string; path: string; records: number; bytes: number; merge: 'packed' | 'rows' }) => void;
+  /**
+   * threads one file group's packed merge uses with a worker: 2 = the worker merges, this thread
+   * encodes (two-stage.ts); default 2 while fewer file groups run than there are cores, else 1
+   */
+  fileGroupThreads?: 1 | 2;
+  /** `threads`: 2 when the worker merged and this thread encoded (two-stage.ts) */
+  onProgress?: (e: { type: 'file-written'; partition: string; fileId: string; path: string; records: number; bytes: number; merge: 'packed' | 'rows'; threads: 1 | 2 }) => void;
   /** 'rows' merges every file group through the row path (tests compare it with the packed path); default 'auto' */
   mergePath?: 'auto' | 'rows';
 }
@@ -181,6 +188,10 @@ interface OpContext {
   deadline?: number;
   /** aborted when any file group fails: the others must not write after the attempt is given back */
   abort: AbortController;
+  /** file groups merging now */
+  running: number;
+  /** a file group's rows are being encoded on this thread (it has one thread to give) */
+  encodingHere: boolean;
 }
 
 async function compactOperation(ctx: OpContext, op: CompactionOperation, index: number): Promise<WriteStat> {
@@ -213,7 +224,14 @@ async function compactOperation(ctx: OpContext, op: CompactionOperation, index: 
   };
   // merge and encode (the memory-heavy part) run in a worker when possible; markers and the
   // atomic write stay here, so hooks, ownership and crash behaviour do not depend on where it ran
-  const file = await mergeJob(storage, job, { mode: ctx.opts.fileGroupWorkers ?? 'auto', url: ctx.opts.workerUrl }, ctx.abort.signal);
+  // this thread encodes one file group's rows while a core is free for it (one group at a time)
+  ctx.running++;
+  const threads = ctx.opts.fileGroupThreads ?? (!ctx.encodingHere && ctx.running < availableParallelism() ? 2 : 1);
+  if (threads === 2) ctx.encodingHere = true;
+  const file = await mergeJob(storage, job, { mode: ctx.opts.fileGroupWorkers ?? 'auto', url: ctx.opts.workerUrl, threads }, ctx.abort.signal).finally(() => {
+    ctx.running--;
+    if (threads === 2) ctx.encodingHere = false;
+  });
   ctx.abort.signal.throwIfAborted();
   const s = file.stats;
   const scanMs = file.scanMs + (writeStart - started);
@@ -231,7 +249,7 @@ async function compactOperation(ctx: OpContext, op: CompactionOperation, index: 
   const count = file.rowCount;
   const logInserts = count - (s.baseRecords - s.totalDeletedRecords);
   const size = file.bytes.length;
-  ctx.opts.onProgress?.({ type: 'file-written', partition, fileId, path, records: count, bytes: size, merge: file.path });
+  ctx.opts.onProgress?.({ type: 'file-written', partition, fileId, path, records: count, bytes: size, merge: file.path, threads: file.threads ?? 1 });
   return {
     fileId,
     path: partition === '' ? fileName : `${partition}/${fileName}`,
@@ -310,6 +328,8 @@ async function execute(c: Claim, opts: RunOptions, started: number): Promise<Run
     opts,
     deadline: opts.maxDurationMs !== undefined ? started + opts.maxDurationMs : undefined,
     abort: new AbortController(),
+    running: 0,
+    encodingHere: false,
   };
   // On the first failure: start no more file groups, stop the running ones, and wait until all have
   // settled, so nothing writes after the caller rolls this attempt back.

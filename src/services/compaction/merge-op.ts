@@ -50,6 +50,8 @@ export interface MergeOutput {
   path: 'packed' | 'rows';
   /** packed path: the most output row groups compressing at once (bounded by MAX_PENDING_GROUPS + 1) */
   pendingPeak?: number;
+  /** 2: merged in a worker and encoded on the main thread (two-stage.ts); else one thread did both */
+  threads?: 2;
 }
 
 /**

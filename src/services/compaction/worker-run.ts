@@ -5,6 +5,7 @@ import { MessageChannel, Worker } from 'node:worker_threads';
 import { TblError } from '../../errors/index.ts';
 import type { Storage } from '../../storage/index.ts';
 import { mergeToParquet, type MergeJob, type MergeOutput } from './merge-op.ts';
+import { encodingStage, type StageMessage } from './two-stage.ts';
 import { fromWire, serveStorage, uriPrefixOf, type WireError } from './worker-wire.ts';
 
 /** 'auto': a worker when the bundled worker file is there, in-process if the worker cannot run; 'always': a worker or an error; 'never': in-process. */
@@ -14,6 +15,11 @@ export interface WorkerSettings {
   mode: FileGroupWorkers;
   /** the bundled worker entry (default: compaction-worker.js next to the bundled library) */
   url?: URL;
+  /**
+   * 2: the worker scans and merges, this thread encodes and assembles the packed file (two-stage.ts),
+   * for when a core is free; 1 (default): the worker does it all
+   */
+  threads?: 1 | 2;
 }
 
 /**
@@ -35,7 +41,7 @@ function defaultWorkerUrl(): URL | undefined {
 /** The worker could not run the job (not a merge error): failed to start, ran out of heap, died. */
 class WorkerFailure extends Error {}
 
-function runInWorker(url: URL, storage: Storage, job: MergeJob, inputBytes: number, signal?: AbortSignal): Promise<MergeOutput> {
+function runInWorker(url: URL, storage: Storage, job: MergeJob, inputBytes: number, twoStage: boolean, signal?: AbortSignal): Promise<MergeOutput> {
   const { port1, port2 } = new MessageChannel();
   serveStorage(port1, storage);
   return new Promise<MergeOutput>((resolve, reject) => {
@@ -49,7 +55,7 @@ function runInWorker(url: URL, storage: Storage, job: MergeJob, inputBytes: numb
     let worker: Worker;
     try {
       worker = new Worker(url, {
-        workerData: { job, storagePort: port2, scheme: storage.scheme, uriPrefix: uriPrefixOf(storage) },
+        workerData: { job, storagePort: port2, scheme: storage.scheme, uriPrefix: uriPrefixOf(storage), twoStage },
         transferList: [port2],
         resourceLimits: heapLimitsFor(inputBytes),
       });
@@ -57,9 +63,22 @@ function runInWorker(url: URL, storage: Storage, job: MergeJob, inputBytes: numb
       settle(() => reject(new WorkerFailure(`cannot start ${url.href}: ${(e as Error).message}`, { cause: e })));
       return;
     }
-    worker.on('message', (m: { ok?: MergeOutput; error?: WireError }) => {
-      settle(() => (m.ok ? resolve(m.ok) : reject(fromWire(m.error!))));
+    const finish = (f: () => void): void => {
+      settle(f);
       void worker.terminate();
+    };
+    const stage = twoStage
+      ? encodingStage(
+          job,
+          (r, transfer) => worker.postMessage(r, transfer),
+          (out) => finish(() => resolve(out)),
+          (e) => finish(() => reject(e)),
+        )
+      : undefined;
+    worker.on('message', (m: { ok?: MergeOutput; error?: WireError } | StageMessage) => {
+      if ('ok' in m && m.ok) finish(() => resolve(m.ok!));
+      else if ('error' in m && m.error) finish(() => reject(fromWire(m.error!)));
+      else if (stage && !settled) stage(m as StageMessage);
     });
     worker.on('error', (e) => settle(() => reject(new WorkerFailure(`${url.href}: ${e.message}`, { cause: e }))));
     worker.on('exit', (code) => settle(() => reject(new WorkerFailure(`${url.href} exited with code ${code} before answering`))));
@@ -86,7 +105,7 @@ export async function mergeJob(storage: Storage, job: MergeJob, settings: Worker
   }
   const inputBytes = (job.baseFile?.size ?? 0) + job.logFiles.reduce((n, f) => n + f.size, 0);
   try {
-    return await runInWorker(url, storage, job, inputBytes, signal);
+    return await runInWorker(url, storage, job, inputBytes, settings.threads === 2 && job.mergePath !== 'rows' && job.baseFile !== undefined, signal);
   } catch (e) {
     if (!(e instanceof WorkerFailure) || signal?.aborted) throw e;
     if (settings.mode === 'always') {

@@ -1,8 +1,10 @@
 // Worker-thread entry (bundled as dist/compaction-worker.js): merges one file group into new base
-// file bytes under the heap limit the main thread set, reading through the main thread's Storage.
+// file bytes under the heap limit the main thread set, reading through the main thread's Storage;
+// with `twoStage`, only scans and merges, the main thread encoding the row groups (two-stage.ts).
 import { parentPort, workerData } from 'node:worker_threads';
 import type { MessagePort } from 'node:worker_threads';
 import { mergeToParquet, type MergeJob } from './merge-op.ts';
+import { runMergeStage, type StageReply } from './two-stage.ts';
 import { storageOverPort, toWire } from './worker-wire.ts';
 
 export interface WorkerInput {
@@ -10,17 +12,28 @@ export interface WorkerInput {
   storagePort: MessagePort;
   scheme: string;
   uriPrefix: string;
+  twoStage?: boolean;
 }
 
 const input = workerData as WorkerInput;
 const storage = storageOverPort(input.storagePort, input.scheme, input.uriPrefix);
+const port = parentPort!;
 try {
-  const out = await mergeToParquet(storage, input.job);
-  // the bytes are handed over, not copied (writer chunks are fresh buffers; copy only a view)
-  const bytes = out.bytes.byteOffset === 0 && out.bytes.byteLength === out.bytes.buffer.byteLength ? out.bytes : new Uint8Array(out.bytes);
-  parentPort!.postMessage({ ok: { ...out, bytes } }, [bytes.buffer as ArrayBuffer]);
+  if (input.twoStage) {
+    await runMergeStage(
+      storage,
+      input.job,
+      (m, transfer) => port.postMessage(m, transfer),
+      (f) => port.on('message', (r: StageReply) => f(r)),
+    );
+  } else {
+    const out = await mergeToParquet(storage, input.job);
+    // the bytes are handed over, not copied (writer chunks are fresh buffers; copy only a view)
+    const bytes = out.bytes.byteOffset === 0 && out.bytes.byteLength === out.bytes.buffer.byteLength ? out.bytes : new Uint8Array(out.bytes);
+    port.postMessage({ ok: { ...out, bytes } }, [bytes.buffer as ArrayBuffer]);
+  }
 } catch (e) {
-  parentPort!.postMessage({ error: toWire(e) });
+  port.postMessage({ error: toWire(e) });
 } finally {
   input.storagePort.close();
 }
