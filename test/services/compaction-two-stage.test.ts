@@ -17,6 +17,7 @@ import { mergeConfigFromProperties } from '../../src/merge/index.ts';
 import { avroToParquetSchema, hoodieMetaValues, withHoodieMetaFields, writeHoodieParquet, type AvroRecordSchema, type ParquetCodec } from '../../src/parquet/write.ts';
 import { mergeToParquet, type MergeJob, type MergeOutput } from '../../src/services/compaction/merge-op.ts';
 import { mergeJob } from '../../src/services/compaction/worker-run.ts';
+import { fileGroupThreadsFor } from '../../src/services/compaction/execute.ts';
 import { runCompaction, scheduleCompaction } from '../../src/services/index.ts';
 import { LocalStorage } from '../../src/storage/index.ts';
 import { openTable } from '../../src/table/index.ts';
@@ -197,6 +198,16 @@ describe('two-stage packed merge (worker merges, main thread encodes)', () => {
     expect({ kind: e.kind, path: e.path, message: e.message }).toEqual({ kind: ref.kind, path: ref.path, message: ref.message });
     expect(e.path).toBe(path);
     expect(e.message).not.toContain('\n');
+  });
+});
+
+describe('when a file group takes two threads', () => {
+  it('only while fewer groups run than there are cores, and one group at a time encodes on the main thread', () => {
+    expect(fileGroupThreadsFor(1, false, 2)).toBe(2);
+    expect(fileGroupThreadsFor(2, false, 2)).toBe(1);
+    expect(fileGroupThreadsFor(1, false, 1)).toBe(1);
+    expect(fileGroupThreadsFor(2, false, 4)).toBe(2);
+    expect(fileGroupThreadsFor(2, true, 4)).toBe(1);
   });
 });
 

@@ -194,6 +194,15 @@ interface OpContext {
   encodingHere: boolean;
 }
 
+/**
+ * Threads for a file group that starts while `running` groups (itself included) merge on `cores`
+ * cores: 2 (its worker merges, this thread encodes) while fewer groups run than there are cores and
+ * no other group encodes here — this thread is one more thread, not one per group.
+ */
+export function fileGroupThreadsFor(running: number, encodingHere: boolean, cores: number): 1 | 2 {
+  return !encodingHere && running < cores ? 2 : 1;
+}
+
 async function compactOperation(ctx: OpContext, op: CompactionOperation, index: number): Promise<WriteStat> {
   const { table, instant } = ctx;
   const { storage, basePath } = table;
@@ -222,11 +231,11 @@ async function compactOperation(ctx: OpContext, op: CompactionOperation, index: 
     rowGroupSize: ctx.opts.rowGroupSize ?? COMPACTION_ROW_GROUP_ROWS,
     mergePath: ctx.opts.mergePath,
   };
-  // merge and encode (the memory-heavy part) run in a worker when possible; markers and the
-  // atomic write stay here, so hooks, ownership and crash behaviour do not depend on where it ran
-  // this thread encodes one file group's rows while a core is free for it (one group at a time)
+  // merge and encode (the memory-heavy part) run in a worker when possible, the encoding on this
+  // thread while it and a core are free; markers and the atomic write stay here, so hooks, ownership
+  // and crash behaviour do not depend on where it ran
   ctx.running++;
-  const threads = ctx.opts.fileGroupThreads ?? (!ctx.encodingHere && ctx.running < availableParallelism() ? 2 : 1);
+  const threads = ctx.opts.fileGroupThreads ?? fileGroupThreadsFor(ctx.running, ctx.encodingHere, availableParallelism());
   if (threads === 2) ctx.encodingHere = true;
   const file = await mergeJob(storage, job, { mode: ctx.opts.fileGroupWorkers ?? 'auto', url: ctx.opts.workerUrl, threads }, ctx.abort.signal).finally(() => {
     ctx.running--;
