@@ -10,6 +10,8 @@ import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { parquetMetadata } from 'hyparquet';
 import { parquetWriteBuffer } from 'hyparquet-writer';
+import { ByteWriter } from 'hyparquet-writer/src/bytewriter.js';
+import { writeMetadata } from 'hyparquet-writer/src/metadata.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { TblError } from '../../src/errors/index.ts';
 import { encodeAvroDataBlock, encodeDeleteBlock, encodeLogBlock } from '../../src/logfile/index.ts';
@@ -58,8 +60,8 @@ interface Shape {
   rowGroupSize: number;
   /** a delete block, base rows with null meta fields, log records without a seqno, a parquet log block */
   tricky?: boolean;
-  /** the base file's ts column DELTA_BINARY_PACKED (the packed reader does not take it) */
-  deltaTs?: boolean;
+  /** the base file's ts column DELTA_BINARY_PACKED (the packed reader does not take it); 'hidden': its footer says PLAIN (found only when a page is read) */
+  deltaTs?: boolean | 'hidden';
   codec?: ParquetCodec;
 }
 
@@ -89,7 +91,7 @@ function slice(s: Shape): MergeJob {
       rowGroupSize: s.baseGroupRows,
       kvMetadata: md.key_value_metadata as never,
     });
-    writeFileSync(basePath, new Uint8Array(ab));
+    writeFileSync(basePath, s.deltaTs === 'hidden' ? withPlainFooter(new Uint8Array(ab)) : new Uint8Array(ab));
   } else {
     writeFileSync(basePath, writeHoodieParquet({ schema: FULL, rows, codec: 'GZIP', rowGroupSize: s.baseGroupRows, recordKeyField: 'id' }).bytes);
   }
@@ -127,6 +129,22 @@ function slice(s: Shape): MergeJob {
     codec: s.codec,
     rowGroupSize: s.rowGroupSize,
   };
+}
+
+/** The file with a footer claiming only PLAIN/RLE encodings for every chunk. */
+function withPlainFooter(b: Uint8Array): Uint8Array {
+  const md = parquetMetadata(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer);
+  for (const rg of md.row_groups) for (const c of rg.columns) c.meta_data!.encodings = ['PLAIN', 'RLE'];
+  const w = new ByteWriter();
+  writeMetadata(w, md as never);
+  const footer = w.getBytes();
+  const body = b.subarray(0, b.length - 8 - md.metadata_length);
+  const out = new Uint8Array(body.length + footer.length + 8);
+  out.set(body);
+  out.set(footer, body.length);
+  new DataView(out.buffer).setUint32(body.length + footer.length, footer.length, true);
+  out.set([0x50, 0x41, 0x52, 0x31], out.length - 4);
+  return out;
 }
 
 const storage = new LocalStorage();
@@ -171,6 +189,16 @@ describe('two-stage packed merge (worker merges, main thread encodes)', () => {
     const out = await twoStage(delta);
     expect(out.path).toBe('rows');
     expectSame(out, await mergeToParquet(storage, delta));
+  });
+
+  it('a base page the packed reader does not take, found when the main thread decodes it: the one-thread worker merges it (row path)', async () => {
+    const job = slice({ rows: 3000, baseGroupRows: 1000, rowGroupSize: 1000, deltaTs: 'hidden' });
+    const ref = await mergeToParquet(storage, job);
+    // the footer let the packed path start; the page sent it to the row path
+    expect(ref.path).toBe('rows');
+    const out = await twoStage(job);
+    expect(out.threads).toBeUndefined();
+    expectSame(out, ref);
   });
 
   it('a file group without a base file: one thread', async () => {

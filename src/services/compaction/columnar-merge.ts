@@ -309,6 +309,55 @@ export async function prepareColumnar(storage: Storage, job: MergeJob, opts: Mer
   return { info, file, plan, entries, stats, writerOpts: packedWriterOptions(job, bloomSeedOf(job, info, plan, entries)), logPathOf };
 }
 
+/** A base row group ready to merge: its columns by plan position (undefined: not read) and chunk j as the base file has it. */
+export interface BaseGroup {
+  cols: (PackedColumn | undefined)[];
+  chunkOf(j: number): VerbatimChunk;
+}
+
+/** Base row group g, decoded; asked for in file order. */
+export type BaseSource = (g: number) => Promise<BaseGroup>;
+
+/** The plan's columns read from the base file: those it has, but the file name (a constant of the new file). */
+export function baseColumnsRead(plan: FieldPlan[]): boolean[] {
+  return plan.map((f) => f.inBase && f.name !== '_hoodie_file_name');
+}
+
+/**
+ * Reads and decodes the base row groups in order: one read per row group (its column chunks are
+ * adjacent), the next one read while this one merges; the columns' buffers reused group after group.
+ */
+export function baseGroupReader(input: Pick<ColumnarInput, 'plan' | 'info' | 'file'>, path: string): BaseSource {
+  const { plan, info, file } = input;
+  const read = baseColumnsRead(plan);
+  const chunkIndex = new Map(parquetSchema(info.metadata).children.map((c, i) => [c.element.name, i]));
+  const cols: (PackedColumn | undefined)[] = plan.map((f, j) => (read[j] ? new PackedColumn(f.element.type!, 1024) : undefined));
+  const chunksOf = (rg: RowGroup) => plan.map((f, j) => (read[j] ? rg.columns[chunkIndex.get(f.name)!]! : undefined));
+  const groups = info.metadata.row_groups;
+  const prefetch = (g: number) => (g < groups.length ? readSpan(file, chunksOf(groups[g]!)) : undefined);
+  let next = prefetch(0);
+  return async (g) => {
+    const bytes = await next!;
+    next = prefetch(g + 1);
+    next?.catch(() => undefined);
+    const rg = groups[g]!;
+    const n = Number(rg.num_rows);
+    const chunks = chunksOf(rg);
+    for (const [j, f] of plan.entries()) {
+      const col = cols[j];
+      if (!col) continue;
+      col.reset();
+      try {
+        readPackedChunkBytes(bytes(chunks[j]!), chunks[j]!, f.element, compressors, col);
+      } catch (e) {
+        throw inputError(e, 'parquet', path, `cannot read parquet rows (column ${f.name}, row group ${g}) of`);
+      }
+      if (col.length !== n) throw new TblError('parquet', `column ${f.name} of ${path} has ${col.length} values in a row group of ${n} rows`, { path });
+    }
+    return { cols, chunkOf: (j) => ({ bytes: bytes(chunks[j]!), begin: chunkSpan(chunks[j]!).begin, meta: chunks[j]!.meta_data! }) };
+  };
+}
+
 export async function mergeColumnar(storage: Storage, job: MergeJob, opts: MergeOptions): Promise<{ bytes: Uint8Array; rowCount: number; stats: MergeStats; pendingPeak: number } | undefined> {
   const input = await prepareColumnar(storage, job, opts);
   if (!input) return undefined;
@@ -321,8 +370,11 @@ export async function mergeColumnar(storage: Storage, job: MergeJob, opts: Merge
 /** Where mergeInto's row groups go: the packed writer, or a writer encoding them on another thread (two-stage.ts). */
 export type GroupWriter = Omit<HoodiePackedWriter, 'finish'>;
 
-/** Merges every base row group and then the log inserts into `writer` (its groups all appended on return). */
-export async function mergeInto(writer: GroupWriter, job: MergeJob, input: ColumnarInput): Promise<void> {
+/**
+ * Merges every base row group and then the log inserts into `writer` (its groups all appended on
+ * return); base row groups from `source` (default: read and decoded here).
+ */
+export async function mergeInto(writer: GroupWriter, job: MergeJob, input: ColumnarInput, source?: BaseSource): Promise<void> {
   const { plan, info, file, entries, stats, logPathOf } = input;
   const seeded = input.writerOpts.bloomSeed !== undefined;
   const { config } = job;
@@ -405,34 +457,16 @@ export async function mergeInto(writer: GroupWriter, job: MergeJob, input: Colum
 
   const chunkIndex = new Map(parquetSchema(info.metadata).children.map((c, i) => [c.element.name, i]));
   const baseElements = new Map(parquetSchema(info.metadata).children.map((c) => [c.element.name, c.element]));
-  let start = 0;
-  // base columns read into the same buffers row group after row group; the file name is never read
-  const cols: (PackedColumn | undefined)[] = plan.map((f, j) => (f.inBase && j !== jFile ? new PackedColumn(f.element.type!, 1024) : undefined));
-  const chunksOf = (rg: RowGroup) => plan.map((f, j) => (cols[j] ? rg.columns[chunkIndex.get(f.name)!]! : undefined));
-  // one read per row group (its column chunks are adjacent), the next one read while this one merges
+  const read = baseColumnsRead(plan);
+  const chunksOf = (rg: RowGroup) => plan.map((f, j) => (read[j] ? rg.columns[chunkIndex.get(f.name)!]! : undefined));
   const groups = info.metadata.row_groups;
-  const prefetch = (g: number) => (g < groups.length ? readSpan(file, chunksOf(groups[g]!)) : undefined);
-  let next = prefetch(0);
+  const baseGroup = source ?? baseGroupReader(input, path);
   for (const [g, rg] of groups.entries()) {
     await settle(1);
-    const bytes = await next!;
-    next = prefetch(g + 1);
-    next?.catch(() => undefined);
+    const base = await baseGroup(g);
+    const cols = base.cols;
     const n = Number(rg.num_rows);
-    const end = start + n;
     const chunks = chunksOf(rg);
-    for (const [j, f] of plan.entries()) {
-      const col = cols[j];
-      if (!col) continue;
-      col.reset();
-      try {
-        readPackedChunkBytes(bytes(chunks[j]!), chunks[j]!, f.element, compressors, col);
-      } catch (e) {
-        throw inputError(e, 'parquet', path, `cannot read parquet rows (column ${f.name}, row group ${g}) of`);
-      }
-      if (col.length !== n) throw new TblError('parquet', `column ${f.name} of ${path} has ${col.length} values in a row group of ${n} rows`, { path });
-    }
-    start = end;
     stats.baseRecords += n;
     const metaKeys = cols[jKey]!;
     verbatim = undefined;
@@ -444,7 +478,7 @@ export async function mergeInto(writer: GroupWriter, job: MergeJob, input: Colum
         if (!chunk?.meta_data || j === jCommit || j === jSeq || ((j === jKey || j === jPart) && cols[j]!.nullCount > 0)) continue;
         if (verbatimFits(chunk.meta_data, baseElements.get(f.name)!, writer.elements[j]!, job.codec)) candidates.add(j);
       }
-      verbatim = { candidates, dropped: false, chunkOf: (j) => ({ bytes: bytes(chunks[j]!), begin: chunkSpan(chunks[j]!).begin, meta: chunks[j]!.meta_data! }) };
+      verbatim = { candidates, dropped: false, chunkOf: base.chunkOf };
     }
     // baseOrderingOf(the base row) in one reused object: logReplacesBase only reads it
     const baseOrdering = (i: number): Ordering => {

@@ -1,20 +1,21 @@
 // One file group's packed merge on two threads (issue 6): the worker scans the logs and merges, this
-// thread encodes, compresses and assembles the file. Each merged row group's packed columns are copied
-// into a shared-memory slot and posted here; this thread hands them to the same packed writer the
-// one-thread merge uses, so the bytes are the same (same groups, same order, same writer). Split by
-// stage rather than by row group: shards would each scan the logs and hold the whole log map, which
-// on two cores costs more CPU and memory than the encoding they would share (GZIP already runs on
-// libuv's pool).
+// thread reads and decodes the base row groups and encodes, compresses and assembles the new file.
+// Decoded base row groups and merged row groups cross in shared-memory slots (a copy of the used
+// bytes); the merged groups go to the same packed writer the one-thread merge uses, so the bytes are
+// the same (same groups, same order, same writer). Split by stage rather than by row group: shards
+// would each scan the logs and hold the whole log map, which on two cores costs more CPU and memory
+// than the work they would share (GZIP already runs on libuv's pool).
 import type { MergeStats } from '../../merge/index.ts';
 import { PackedColumn, PackedUnsupported } from '../../parquet/packed.ts';
+import { readParquetMetadataFrom } from '../../parquet/read.ts';
 import { DEFAULT_ROW_GROUP_ROWS } from '../../parquet/write-incremental.ts';
 import { openHoodiePackedWriter, type BloomSeed, type HoodiePackedWriter, type VerbatimChunk } from '../../parquet/write-packed.ts';
 import { prepareHoodieSchema } from '../../parquet/write.ts';
-import type { Storage } from '../../storage/index.ts';
-import { mergeInto, packedWriterOptions, prepareColumnar, type GroupWriter } from './columnar-merge.ts';
+import { asyncBufferOf, type Storage } from '../../storage/index.ts';
+import { baseGroupReader, columnarPlan, mergeInto, packedWriterOptions, prepareColumnar, type BaseGroup, type BaseSource, type GroupWriter } from './columnar-merge.ts';
 import { isCommittedBy, mergeToParquet, type MergeJob, type MergeOutput } from './merge-op.ts';
 
-/** Where a column's bytes are in a slot (a SharedArrayBuffer both threads see). */
+/** Where a column's bytes are in a slot (a SharedArrayBuffer both threads see); null: no column. */
 export interface SlotColumn {
   type: PackedColumn['type'];
   length: number;
@@ -27,13 +28,14 @@ export interface SlotColumn {
 }
 
 /**
- * Copies the columns into `slot` (grown into a new buffer when too small): a memcpy of the used bytes
- * each, instead of moving the buffers to the other thread — moved buffers come back as new memory
- * (page faults, GC pressure from external allocations), which cost more than copying.
+ * Copies the columns into `slot` (a new buffer when it is too small): a memcpy of the used bytes each,
+ * instead of moving the buffers to the other thread — moved buffers come back as new memory (page
+ * faults, GC pressure from external allocations), which cost more than copying.
  */
-function copyToSlot(columns: PackedColumn[], slot: SharedArrayBuffer | undefined): { sab: SharedArrayBuffer; layout: SlotColumn[] } {
+function copyToSlot(columns: (PackedColumn | undefined)[], slot: SharedArrayBuffer | undefined): { sab: SharedArrayBuffer; layout: (SlotColumn | null)[] } {
   let need = 0;
   const layout = columns.map((c) => {
+    if (!c) return null;
     const data = need;
     need += c.size;
     need = (need + 3) & ~3;
@@ -47,7 +49,8 @@ function copyToSlot(columns: PackedColumn[], slot: SharedArrayBuffer | undefined
   const sab = slot && slot.byteLength >= need ? slot : new SharedArrayBuffer(Math.ceil(need * 1.25));
   const bytes = new Uint8Array(sab);
   for (const [j, c] of columns.entries()) {
-    const l = layout[j]!;
+    const l = layout[j];
+    if (!c || !l) continue;
     bytes.set(c.data.subarray(0, c.size), l.data);
     if (l.offsets >= 0) new Int32Array(sab, l.offsets, c.length + 1).set(c.offsets.subarray(0, c.length + 1));
     bytes.set(c.nulls.subarray(0, c.length), l.nulls);
@@ -56,8 +59,9 @@ function copyToSlot(columns: PackedColumn[], slot: SharedArrayBuffer | undefined
 }
 
 /** The columns as views of the slot (valid until the slot is given back). */
-function columnsOfSlot(sab: SharedArrayBuffer, layout: SlotColumn[]): PackedColumn[] {
+function columnsOfSlot(sab: SharedArrayBuffer, layout: (SlotColumn | null)[]): (PackedColumn | undefined)[] {
   return layout.map((l) => {
+    if (!l) return undefined;
     const c = new PackedColumn(l.type, 0);
     Object.assign(c, {
       data: new Uint8Array(sab, l.data, l.size),
@@ -71,15 +75,20 @@ function columnsOfSlot(sab: SharedArrayBuffer, layout: SlotColumn[]): PackedColu
   });
 }
 
+/** A verbatim chunk of base row group `ref`, which this thread holds (the column is the one at its position). */
+type VerbatimRef = { ref: number };
+
 /** Worker → this thread. */
 export type StageMessage =
   /** the packed path runs: open the writer with this seed */
   | { start: { bloomSeed?: BloomSeed } }
-  | { group: { seq: number; slot: number; sab: SharedArrayBuffer; layout: SlotColumn[]; verbatim?: (VerbatimChunk | undefined)[] } }
+  | { group: { seq: number; slot: number; sab: SharedArrayBuffer; layout: (SlotColumn | null)[]; verbatim?: (VerbatimChunk | VerbatimRef | undefined)[] } }
+  /** the worker is done with base row group `consumed` (its slot is free) */
+  | { consumed: number }
   | { finish: { stats: MergeStats; pendingPeak: number } };
 
-/** This thread → worker: the group was encoded (its slot is free again), or compressed and appended. */
-export type StageReply = { encoded: number } | { appended: number };
+/** This thread → worker: a decoded base row group; a merged group encoded (its slot free again), or compressed and appended. */
+export type StageReply = { base: { g: number; sab: SharedArrayBuffer; layout: (SlotColumn | null)[] } } | { encoded: number } | { appended: number };
 
 // ---- worker side ----
 
@@ -88,7 +97,7 @@ export type StageReply = { encoded: number } | { appended: number };
  * encoding thread; the promise settles when that thread has compressed and appended it (the merge's
  * backpressure is unchanged). The columns are the worker's again at once, as with the packed writer.
  */
-function remoteWriter(job: MergeJob, rowGroupSize: number, constants: (Uint8Array | undefined)[], post: (m: StageMessage, transfer: ArrayBuffer[]) => void): GroupWriter & { onReply(r: StageReply): void } {
+function remoteWriter(job: MergeJob, rowGroupSize: number, constants: (Uint8Array | undefined)[], refs: WeakMap<VerbatimChunk, number>, post: (m: StageMessage, transfer: ArrayBuffer[]) => void): GroupWriter & { onReply(r: StageReply): void } {
   const elements = prepareHoodieSchema(job.writerSchema).parquetSchema.slice(1);
   const waiting = new Map<number, () => void>();
   // slots: groups posted and not yet encoded hold theirs (at most the pending groups + 1)
@@ -116,9 +125,9 @@ function remoteWriter(job: MergeJob, rowGroupSize: number, constants: (Uint8Arra
       const { sab, layout } = copyToSlot(columns, slots[k]);
       slots[k] = sab;
       busy[k] = true;
-      // verbatim chunks are views of the base row group's read: only their bytes go
-      const v = verbatim?.map((c) => (c ? { ...c, bytes: c.bytes.slice() } : undefined));
-      const transfer = (v ?? []).flatMap((c) => (c ? [c.bytes.buffer as ArrayBuffer] : []));
+      // chunks of a base row group the encoding thread holds go by reference
+      const v = verbatim?.map((c) => (c ? (refs.has(c) ? { ref: refs.get(c)! } : { ...c, bytes: c.bytes.slice() }) : undefined));
+      const transfer = (v ?? []).flatMap((c) => (c && 'bytes' in c ? [c.bytes.buffer as ArrayBuffer] : []));
       const s = seq++;
       post({ group: { seq: s, slot: k, sab, layout, verbatim: v } }, transfer);
       rowCount += n;
@@ -134,7 +143,7 @@ function remoteWriter(job: MergeJob, rowGroupSize: number, constants: (Uint8Arra
     },
     onReply(r) {
       if ('encoded' in r) busy[r.encoded] = false;
-      else {
+      else if ('appended' in r) {
         pending--;
         waiting.get(r.appended)?.();
         waiting.delete(r.appended);
@@ -143,9 +152,40 @@ function remoteWriter(job: MergeJob, rowGroupSize: number, constants: (Uint8Arra
   };
 }
 
+/** Base row groups as the encoding thread decodes them (asked for in order; asking for g gives g - 1 back). */
+function remoteBaseSource(post: (m: StageMessage, transfer: ArrayBuffer[]) => void): { source: BaseSource; refs: WeakMap<VerbatimChunk, number>; onBase(b: Extract<StageReply, { base: unknown }>['base']): void } {
+  const arrived = new Map<number, Extract<StageReply, { base: unknown }>['base']>();
+  const waiting = new Map<number, () => void>();
+  const refs = new WeakMap<VerbatimChunk, number>();
+  const none = new Uint8Array(0);
+  return {
+    refs,
+    onBase(b) {
+      arrived.set(b.g, b);
+      waiting.get(b.g)?.();
+      waiting.delete(b.g);
+    },
+    async source(g): Promise<BaseGroup> {
+      if (g > 0) post({ consumed: g - 1 }, []);
+      if (!arrived.has(g)) await new Promise<void>((resolve) => waiting.set(g, resolve));
+      const b = arrived.get(g)!;
+      arrived.delete(g);
+      return {
+        cols: columnsOfSlot(b.sab, b.layout),
+        chunkOf: () => {
+          const v = { bytes: none, begin: 0, meta: undefined as never };
+          refs.set(v, g);
+          return v;
+        },
+      };
+    },
+  };
+}
+
 /**
- * The worker's half: scan and merge, groups posted to the encoding thread; a file the packed path does
- * not take is merged whole here (row path) and returned as the one-thread worker returns it.
+ * The worker's half: scan and merge, base row groups from the encoding thread, merged groups posted to
+ * it; a file the packed path does not take is merged whole here (row path) and returned as the
+ * one-thread worker returns it.
  */
 export async function runMergeStage(
   storage: Storage,
@@ -154,17 +194,19 @@ export async function runMergeStage(
   onReply: (f: (r: StageReply) => void) => void,
 ): Promise<void> {
   const started = Date.now();
+  const base = remoteBaseSource(post);
+  let writer: ReturnType<typeof remoteWriter> | undefined;
+  // base row groups come from the start (decoded while the logs are scanned)
+  onReply((r) => ('base' in r ? base.onBase(r.base) : writer?.onReply(r)));
   try {
     const input = job.mergePath === 'rows' ? undefined : await prepareColumnar(storage, job, { config: job.config, isValidInstant: isCommittedBy(job.committed) });
     if (input) {
       post({ start: { bloomSeed: input.writerOpts.bloomSeed } }, []);
-      const writer = remoteWriter(job, input.writerOpts.rowGroupSize ?? DEFAULT_ROW_GROUP_ROWS, input.writerOpts.constants ?? [], post);
-      onReply((r) => writer.onReply(r));
-      await mergeInto(writer, job, input);
+      writer = remoteWriter(job, input.writerOpts.rowGroupSize ?? DEFAULT_ROW_GROUP_ROWS, input.writerOpts.constants ?? [], base.refs, post);
+      await mergeInto(writer, job, input, base.source);
       return post({ finish: { stats: input.stats, pendingPeak: writer.pendingPeak } }, []);
     }
   } catch (e) {
-    // a page layout the packed reader does not take: the encoding thread drops what it has
     if (!(e instanceof PackedUnsupported)) throw e;
   }
   const out = await mergeToParquet(storage, { ...job, mergePath: 'rows' });
@@ -175,19 +217,62 @@ export async function runMergeStage(
 // ---- this thread ----
 
 /**
- * This thread's half: takes the worker's StageMessages, answers through `reply`; `done` gets the
- * merged file once the worker finished, `fail` the first error of this side (the writer's, as the
- * one-thread merge reports it).
+ * Reads and decodes the base row groups in order into two slots, each sent once the worker has given
+ * it back; verbatim chunks of a row group stay here until the worker is done with it. A base file
+ * the packed path does not take sends nothing (the worker merges it whole).
  */
-export function encodingStage(job: MergeJob, reply: (r: StageReply, transfer: ArrayBuffer[]) => void, done: (out: MergeOutput) => void, fail: (e: unknown) => void): (m: StageMessage) => void {
+function baseStage(storage: Storage, job: MergeJob, reply: (r: StageReply, transfer: ArrayBuffer[]) => void, fail: (e: unknown) => void) {
+  const chunkOfs = new Map<number, (j: number) => VerbatimChunk>();
+  const given = new Map<number, () => void>();
+  let consumed = -1;
+  const run = async (): Promise<void> => {
+    if (!job.baseFile || job.mergePath === 'rows') return;
+    const { path, size } = job.baseFile;
+    const file = asyncBufferOf(storage, path, size);
+    const info = await readParquetMetadataFrom(file, path);
+    const plan = columnarPlan(job, info.metadata);
+    if (!plan) return;
+    const read = baseGroupReader({ plan, info, file }, path);
+    const slots: SharedArrayBuffer[] = [];
+    for (let g = 0; g < info.metadata.row_groups.length; g++) {
+      // slot g % 2 is free once the worker is done with g - 2
+      if (consumed < g - 2) await new Promise<void>((resolve) => given.set(g - 2, resolve));
+      const b = await read(g);
+      const { sab, layout } = copyToSlot(b.cols, slots[g % 2]);
+      slots[g % 2] = sab;
+      chunkOfs.set(g, b.chunkOf);
+      reply({ base: { g, sab, layout } }, []);
+    }
+  };
+  run().catch((e: unknown) => fail(e));
+  return {
+    chunkOf: (g: number, j: number): VerbatimChunk => chunkOfs.get(g)!(j),
+    consumed(g: number): void {
+      consumed = g;
+      chunkOfs.delete(g);
+      given.get(g)?.();
+      given.delete(g);
+    },
+  };
+}
+
+/**
+ * This thread's half: decodes the base row groups for the worker and takes its StageMessages,
+ * answering through `reply`; `done` gets the merged file once the worker finished, `fail` the first
+ * error of this side (a base page's or the writer's, as the one-thread merge reports it).
+ */
+export function encodingStage(storage: Storage, job: MergeJob, reply: (r: StageReply, transfer: ArrayBuffer[]) => void, done: (out: MergeOutput) => void, fail: (e: unknown) => void): (m: StageMessage) => void {
   const started = Date.now();
+  const base = baseStage(storage, job, reply, fail);
   let writer: HoodiePackedWriter | undefined;
   return (m) => {
     try {
       if ('start' in m) writer = openHoodiePackedWriter(packedWriterOptions(job, m.start.bloomSeed));
+      else if ('consumed' in m) base.consumed(m.consumed);
       else if ('group' in m) {
         const { seq, slot, sab, layout, verbatim } = m.group;
-        const appended = writer!.writeGroup(columnsOfSlot(sab, layout), verbatim);
+        const v = verbatim?.map((c, j) => (c && 'ref' in c ? base.chunkOf(c.ref, j) : c));
+        const appended = writer!.writeGroup(columnsOfSlot(sab, layout) as PackedColumn[], v);
         // encoded now: the writer keeps copies of what it needs, the slot is the worker's again
         reply({ encoded: slot }, []);
         appended.then(() => reply({ appended: seq }, []), fail);

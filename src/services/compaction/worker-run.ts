@@ -4,6 +4,7 @@
 import { MessageChannel, Worker } from 'node:worker_threads';
 import { TblError } from '../../errors/index.ts';
 import type { Storage } from '../../storage/index.ts';
+import { PackedUnsupported } from '../../parquet/packed.ts';
 import { mergeToParquet, type MergeJob, type MergeOutput } from './merge-op.ts';
 import { encodingStage, type StageMessage } from './two-stage.ts';
 import { fromWire, serveStorage, uriPrefixOf, type WireError } from './worker-wire.ts';
@@ -69,6 +70,7 @@ function runInWorker(url: URL, storage: Storage, job: MergeJob, inputBytes: numb
     };
     const stage = twoStage
       ? encodingStage(
+          storage,
           job,
           (r, transfer) => worker.postMessage(r, transfer),
           (out) => finish(() => resolve(out)),
@@ -105,7 +107,12 @@ export async function mergeJob(storage: Storage, job: MergeJob, settings: Worker
   }
   const inputBytes = (job.baseFile?.size ?? 0) + job.logFiles.reduce((n, f) => n + f.size, 0);
   try {
-    return await runInWorker(url, storage, job, inputBytes, settings.threads === 2 && job.mergePath !== 'rows' && job.baseFile !== undefined, signal);
+    const twoStage = settings.threads === 2 && job.mergePath !== 'rows' && job.baseFile !== undefined;
+    // a base page the packed reader does not take, met on this thread: the worker merges it whole
+    return await runInWorker(url, storage, job, inputBytes, twoStage, signal).catch((e: unknown) => {
+      if (twoStage && e instanceof PackedUnsupported) return runInWorker(url, storage, job, inputBytes, false, signal);
+      throw e;
+    });
   } catch (e) {
     if (!(e instanceof WorkerFailure) || signal?.aborted) throw e;
     if (settings.mode === 'always') {
