@@ -24,8 +24,6 @@ function dropOnEpipe(s: NodeJS.WriteStream): NodeJS.WriteStream {
   return s;
 }
 
-const pause = new Int32Array(new SharedArrayBuffer(4));
-
 export function stdStream(fd: 1 | 2): StdStream {
   let direct: boolean;
   try {
@@ -44,8 +42,12 @@ export function stdStream(fd: 1 | 2): StdStream {
     };
   }
   let closed = false;
+  // Node's stream, once the descriptor turned out non-blocking (EAGAIN: something made the stream,
+  // which switches a pipe to non-blocking mode): from then on it queues and writes as Node does
+  let stream: NodeJS.WriteStream | undefined;
   const write = (x: string | Uint8Array): void => {
     if (closed) return;
+    if (stream) return void stream.write(x);
     const bytes = typeof x === 'string' ? Buffer.from(x) : x;
     let off = 0;
     while (off < bytes.length) {
@@ -58,8 +60,9 @@ export function stdStream(fd: 1 | 2): StdStream {
           return;
         }
         if (code !== 'EAGAIN') throw e;
-        // a non-blocking pipe the reader has not emptied yet: wait a millisecond and go on
-        Atomics.wait(pause, 0, 0, 1);
+        stream = dropOnEpipe(fd === 1 ? process.stdout : process.stderr);
+        stream.write(bytes.subarray(off));
+        return;
       }
     }
   };
