@@ -2,7 +2,6 @@
 // size runs past EOF, whose trailer disagrees with its size, or that is not followed by a magic (or EOF)
 // is corrupt; the reader then scans forward byte by byte for the next `#HUDI#` and reports everything in
 // between as one CORRUPT_BLOCK. All reads are Storage.readRange calls in chunks.
-import { TblError } from '../errors/index.ts';
 import type { Storage } from '../storage/index.ts';
 import {
   BLOCK_TYPES,
@@ -11,8 +10,8 @@ import {
   headerKeyName,
   type LogBlockType,
 } from './format.ts';
-import { decodeAvroContent, decodeParquetContent, readAvroContentHeader, type LogRecord } from './content.ts';
-import { decodeDeleteBlockContent, type DeleteRecord } from './delete-record.ts';
+import { decodeBlockContent, readAvroContentHeader, type LogRecord } from './content.ts';
+import type { DeleteRecord } from './delete-record.ts';
 
 export interface LogBlock {
   /** offset of the block's magic (of the first corrupt byte for CORRUPT_BLOCK) */
@@ -187,39 +186,7 @@ async function decodeContent(
     }
     return;
   }
-  const content = await r.read(block.contentOffset, block.contentLength);
-  if (content.length !== block.contentLength) throw new Error('content truncated');
-  switch (t) {
-    case 'AVRO_DATA_BLOCK':
-    case 'CDC_DATA_BLOCK': {
-      const h = readAvroContentHeader(content);
-      block.contentVersion = h.contentVersion;
-      block.recordCount = h.recordCount;
-      block.records = decodeAvroContent(content, block.header.SCHEMA);
-      return;
-    }
-    case 'PARQUET_DATA_BLOCK':
-      block.records = await decodeParquetContent(content, path);
-      block.recordCount = block.records.length;
-      return;
-    case 'DELETE_BLOCK': {
-      block.contentVersion = content.length >= 4 ? new DataView(content.buffer, content.byteOffset).getInt32(0) : undefined;
-      try {
-        block.deletes = decodeDeleteBlockContent(content, path);
-        block.recordCount = block.deletes.length;
-      } catch (e) {
-        if (e instanceof TblError && e.kind === 'unsupported') block.unsupported = e.message;
-        else throw e;
-      }
-      return;
-    }
-    case 'HFILE_DATA_BLOCK':
-      if (opts.decodeHFile) {
-        block.records = await opts.decodeHFile(content, block.header);
-        block.recordCount = block.records.length;
-      } else block.unsupported = 'HFILE_DATA_BLOCK records need the HFile reader (metadata table)';
-      return;
-  }
+  await decodeBlockContent(await r.read(block.contentOffset, block.contentLength), path, block, opts);
 }
 
 /** Blocks of one log file in file order; corrupt regions come out as CORRUPT_BLOCKs. */
