@@ -6,6 +6,7 @@ import type { Ctx } from './context.ts';
 import { GLOBAL_OPTIONS, TABLE_OPTIONS, type CommandSpec, type OptionSpec, type Opts } from './spec.ts';
 import { defaultStateDir } from './state.ts';
 import { commandsFor } from './registry.ts';
+import { stdStream } from './stdio.ts';
 
 import { VERSION } from './version.ts';
 
@@ -94,7 +95,7 @@ export interface MainOverrides {
 }
 
 export function makeCtx(o: MainOverrides = {}): Ctx {
-  const io = o.io ?? systemIO(o.env ?? process.env);
+  const io = o.io ?? systemIO(o.env ?? process.env, { out: stdStream(1), err: stdStream(2) });
   const env = o.env ?? process.env;
   return {
     io,

@@ -79,13 +79,12 @@ describe('architecture', () => {
     }
   });
 
-  it('commander only in commands/, no src file imports commands/, node:fs only in the local storage backend (and stdio)', () => {
+  it('commander only in commands/, no src file imports commands/, node:fs only in the local storage backend', () => {
     for (const f of srcFiles) {
       const specs = imports(f);
       expect(specs.filter((s) => s === 'commander'), f).toEqual([]);
       expect(specs.filter((s) => s.includes('/commands/')), f).toEqual([]);
-      // table files go through Storage; src/io/stdio.ts writes the process's own stdout/stderr descriptors
-      if (!f.endsWith('src/storage/local.ts') && !f.endsWith('src/io/stdio.ts')) {
+      if (!f.endsWith('src/storage/local.ts')) {
         expect(specs.filter((s) => /^(node:)?fs(\/promises)?$/.test(s)), relative(ROOT, f)).toEqual([]);
       }
     }

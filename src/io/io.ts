@@ -1,6 +1,5 @@
 // The streams and terminal facts every command writes through. Decided once (systemIO) and injected,
 // so tests run the whole CLI in-process with makeTestIO.
-import { stdStream } from './stdio.ts';
 
 export interface IO {
   /** Text, or UTF-8 bytes the stream may keep (big tables are written as encoded chunks). */
@@ -16,6 +15,24 @@ export interface IO {
 
 type Env = Record<string, string | undefined>;
 
+/** One of the process's output streams as systemIO uses it. */
+export interface StdStream {
+  isTTY: boolean;
+  columns: number | undefined;
+  write(s: string | Uint8Array): void;
+}
+
+/** Node's own process.stdout/stderr (the CLI passes its descriptor writers, commands/stdio.ts). */
+function nodeStream(s: NodeJS.WriteStream): StdStream {
+  return {
+    isTTY: s.isTTY === true,
+    get columns() {
+      return s.isTTY ? s.columns : undefined;
+    },
+    write: (x) => void s.write(x),
+  };
+}
+
 /**
  * The real process streams.
  *   TBLCLI_FORCE_TTY  set (not "", "0", "false") → treat stdout and stderr as terminals (like
@@ -24,11 +41,11 @@ type Env = Record<string, string | undefined>;
  *   FORCE_COLOR       set (not "0"/"false") → colour even with TERM=dumb.
  *   otherwise colour when stdout is a TTY and TERM is not "dumb".
  */
-export function systemIO(env: Env = process.env): IO {
+export function systemIO(env: Env = process.env, std?: { out: StdStream; err: StdStream }): IO {
   const force = env.TBLCLI_FORCE_TTY;
   const forced = force !== undefined && force !== '' && force !== '0' && force.toLowerCase() !== 'false';
-  const out = stdStream(1);
-  const err = stdStream(2);
+  const out = std?.out ?? nodeStream(process.stdout);
+  const err = std?.err ?? nodeStream(process.stderr);
   const isStdoutTTY = forced || out.isTTY;
   const isStderrTTY = forced || err.isTTY;
   const forcedCols = forced && /^\d+$/.test(force!) ? Number(force) : undefined;

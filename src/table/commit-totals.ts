@@ -116,9 +116,9 @@ export class TotalsWorker {
   static start(url: URL | null | undefined = defaultWorkerUrl()): TotalsWorker | undefined {
     if (!url || availableParallelism() < 2) return undefined;
     try {
-      // stdout: true — it never prints, and piping its stdout would make this thread build
-      // process.stdout (a stream, and a pipe switched to non-blocking) on every `commits show`
-      return new TotalsWorker(new Worker(url, { stdout: true }));
+      // it never prints (failures come back as messages or 'error' events): stdio left unpiped, or
+      // this thread would build process.stdout/stderr and switch those pipes to non-blocking
+      return new TotalsWorker(new Worker(url, { stdout: true, stderr: true }));
     } catch {
       return undefined;
     }

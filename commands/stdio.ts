@@ -3,17 +3,16 @@
 // net.Socket, ~3 ms of start-up) only to write synchronously anyway, and a reader that stops early
 // (`| head`) would surface as an unhandled EPIPE error with a stack trace. A character device (a
 // terminal, or /dev/null) keeps Node's stream, which knows which of the two it is (isTTY, columns).
+// (Here, not in src/io: only the local storage backend of the library touches node:fs.)
 import { fstatSync, writeSync } from 'node:fs';
-
-export interface StdStream {
-  isTTY: boolean;
-  columns: number | undefined;
-  write(s: string | Uint8Array): void;
-}
+import type { StdStream } from '../src/io/index.ts';
 
 const dropping = new WeakSet<NodeJS.WriteStream>();
 
-/** A reader that went away is not an error of ours: the rest of the output is dropped. */
+/**
+ * A reader that went away is not an error of ours: the rest of the output is dropped and the command
+ * still finishes (a table service must not stop halfway because `| head` stopped reading).
+ */
 function dropOnEpipe(s: NodeJS.WriteStream): NodeJS.WriteStream {
   if (!dropping.has(s)) {
     dropping.add(s);
@@ -24,7 +23,8 @@ function dropOnEpipe(s: NodeJS.WriteStream): NodeJS.WriteStream {
   return s;
 }
 
-export function stdStream(fd: 1 | 2): StdStream {
+/** `via`: how the bytes go out now ('stream' for terminals, or once a pipe turned non-blocking). */
+export function stdStream(fd: 1 | 2): StdStream & { readonly via: 'descriptor' | 'stream' } {
   let direct: boolean;
   try {
     direct = !fstatSync(fd).isCharacterDevice();
@@ -39,6 +39,7 @@ export function stdStream(fd: 1 | 2): StdStream {
         return s.isTTY ? s.columns : undefined;
       },
       write: (x) => void s.write(x),
+      via: 'stream',
     };
   }
   let closed = false;
@@ -66,5 +67,12 @@ export function stdStream(fd: 1 | 2): StdStream {
       }
     }
   };
-  return { isTTY: false, columns: undefined, write };
+  return {
+    isTTY: false,
+    columns: undefined,
+    write,
+    get via() {
+      return stream ? 'stream' : 'descriptor';
+    },
+  };
 }
