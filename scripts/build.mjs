@@ -3,8 +3,9 @@
 import { build } from 'esbuild';
 import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-const root = new URL('..', import.meta.url).pathname;
+const root = fileURLToPath(new URL('..', import.meta.url));
 
 // commander requires node:child_process at load time, only to spawn executable subcommands, which
 // tblcli never uses; give it a lazy stand-in so every start does not pay for child_process and net.
@@ -71,13 +72,14 @@ function oneEagerChunk(eager) {
         if (eager.has(rel) || rel.startsWith('node_modules/')) return undefined;
         const { readFile } = await import('node:fs/promises');
         const src = await readFile(args.path, 'utf8');
-        return { contents: `import ${JSON.stringify(mainPath)};\n${src}`, loader: 'ts' };
+        // on the first line, so source maps and stack traces keep their line numbers
+        return { contents: `import ${JSON.stringify(mainPath)};${src}`, loader: args.path.endsWith('.tsx') ? 'tsx' : 'ts' };
       });
     },
   };
 }
 
-rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
+rmSync(resolve(root, 'dist'), { recursive: true, force: true });
 const eager = await eagerFiles();
 await build({ ...common, entryPoints: { tblcli: 'commands/main.ts' }, plugins: [lazyChildProcess, oneEagerChunk(eager)] });
 // workers (a file group's compaction merge; `commits show` totals) and the benchmarks' library run
