@@ -5,6 +5,7 @@
 // the same (same groups, same order, same writer). Split by stage rather than by row group: shards
 // would each scan the logs and hold the whole log map, which on two cores costs more CPU and memory
 // than the work they would share (GZIP already runs on libuv's pool).
+import { TblError } from '../../errors/index.ts';
 import type { MergeStats } from '../../merge/index.ts';
 import { PackedColumn, PackedUnsupported } from '../../parquet/packed.ts';
 import { readParquetMetadataFrom } from '../../parquet/read.ts';
@@ -225,13 +226,23 @@ function baseStage(storage: Storage, job: MergeJob, reply: (r: StageReply, trans
   const chunkOfs = new Map<number, (j: number) => VerbatimChunk>();
   const given = new Map<number, () => void>();
   let consumed = -1;
+  // both threads decide the packed path from the same footer; should they disagree (the file changed
+  // between the two reads) the worker would wait for base row groups forever: fail instead
+  let declined = false;
+  let packed = false;
+  const disagree = (): void => {
+    if (declined && packed) fail(new TblError('parquet', `base file ${job.baseFile?.path} changed while it was being compacted`, { path: job.baseFile?.path }));
+  };
   const run = async (): Promise<void> => {
     if (!job.baseFile || job.mergePath === 'rows') return;
     const { path, size } = job.baseFile;
     const file = asyncBufferOf(storage, path, size);
     const info = await readParquetMetadataFrom(file, path);
     const plan = columnarPlan(job, info.metadata);
-    if (!plan) return;
+    if (!plan) {
+      declined = true;
+      return disagree();
+    }
     const read = baseGroupReader({ plan, info, file }, path);
     const slots: SharedArrayBuffer[] = [];
     for (let g = 0; g < info.metadata.row_groups.length; g++) {
@@ -246,6 +257,11 @@ function baseStage(storage: Storage, job: MergeJob, reply: (r: StageReply, trans
   };
   run().catch((e: unknown) => fail(e));
   return {
+    /** the worker took the packed path (its `start` message) */
+    started(): void {
+      packed = true;
+      disagree();
+    },
     chunkOf: (g: number, j: number): VerbatimChunk => chunkOfs.get(g)!(j),
     consumed(g: number): void {
       consumed = g;
@@ -259,7 +275,8 @@ function baseStage(storage: Storage, job: MergeJob, reply: (r: StageReply, trans
 /**
  * This thread's half: decodes the base row groups for the worker and takes its StageMessages,
  * answering through `reply`; `done` gets the merged file once the worker finished, `fail` the first
- * error of this side (a base page's or the writer's, as the one-thread merge reports it).
+ * error of this side (a base page's or the writer's, as the one-thread merge reports it; with faults on
+ * both sides the base page's may come first, since base row groups are decoded ahead of the merge).
  */
 export function encodingStage(storage: Storage, job: MergeJob, reply: (r: StageReply, transfer: ArrayBuffer[]) => void, done: (out: MergeOutput) => void, fail: (e: unknown) => void): (m: StageMessage) => void {
   const started = Date.now();
@@ -267,7 +284,10 @@ export function encodingStage(storage: Storage, job: MergeJob, reply: (r: StageR
   let writer: HoodiePackedWriter | undefined;
   return (m) => {
     try {
-      if ('start' in m) writer = openHoodiePackedWriter(packedWriterOptions(job, m.start.bloomSeed));
+      if ('start' in m) {
+        writer = openHoodiePackedWriter(packedWriterOptions(job, m.start.bloomSeed));
+        base.started();
+      }
       else if ('consumed' in m) base.consumed(m.consumed);
       else if ('group' in m) {
         const { seq, slot, sab, layout, verbatim } = m.group;
