@@ -5,7 +5,7 @@
 // terminal, or /dev/null) keeps Node's stream, which knows which of the two it is (isTTY, columns).
 // (Here, not in src/io: only the local storage backend of the library touches node:fs.)
 import { fstatSync, writeSync } from 'node:fs';
-import type { StdStream } from '../src/io/index.ts';
+import { nodeStream, type StdStream } from '../src/io/index.ts';
 
 const dropping = new WeakSet<NodeJS.WriteStream>();
 
@@ -31,17 +31,7 @@ export function stdStream(fd: 1 | 2): StdStream & { readonly via: 'descriptor' |
   } catch {
     direct = false; // closed or odd descriptor: let Node's stream deal with it
   }
-  if (!direct) {
-    const s = dropOnEpipe(fd === 1 ? process.stdout : process.stderr);
-    return {
-      isTTY: s.isTTY === true,
-      get columns() {
-        return s.isTTY ? s.columns : undefined;
-      },
-      write: (x) => void s.write(x),
-      via: 'stream',
-    };
-  }
+  if (!direct) return Object.assign(nodeStream(dropOnEpipe(fd === 1 ? process.stdout : process.stderr)), { via: 'stream' as const });
   let closed = false;
   // Node's stream, once the descriptor turned out non-blocking (EAGAIN: something made the stream,
   // which switches a pipe to non-blocking mode): from then on it queues and writes as Node does

@@ -23,7 +23,7 @@ export interface StdStream {
 }
 
 /** Node's own process.stdout/stderr (the CLI passes its descriptor writers, commands/stdio.ts). */
-function nodeStream(s: NodeJS.WriteStream): StdStream {
+export function nodeStream(s: NodeJS.WriteStream): StdStream {
   return {
     isTTY: s.isTTY === true,
     get columns() {
