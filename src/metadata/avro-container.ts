@@ -374,7 +374,8 @@ export function avroDeref(s: unknown, names: Map<string, Record<string, unknown>
   return s;
 }
 
-function skipBlocks(b: Uint8Array, p: number, item: AvroSkip): number {
+/** Walks an array's or a map's blocks from p, `item` reading (or skipping) each item; the position after them. */
+export function avroBlockItems(b: Uint8Array, p: number, item: AvroSkip): number {
   for (;;) {
     p = readVarLong(b, p);
     if (p < 0) return GIVE_UP;
@@ -467,7 +468,7 @@ export function compileAvroSkip(schema: unknown, names: Map<string, Record<strin
     }
     case 'array': {
       const item = compileAvroSkip(o.items, names, memo);
-      return item && ((b, p) => skipBlocks(b, p, item));
+      return item && ((b, p) => avroBlockItems(b, p, item));
     }
     case 'map': {
       const value = compileAvroSkip(o.values, names, memo);
@@ -476,7 +477,7 @@ export function compileAvroSkip(schema: unknown, names: Map<string, Record<strin
         p = skipAvroString(b, p);
         return p < 0 ? GIVE_UP : value(b, p);
       };
-      return (b, p) => skipBlocks(b, p, entry);
+      return (b, p) => avroBlockItems(b, p, entry);
     }
     default:
       // a primitive written as {"type": "long", ...}

@@ -2,6 +2,7 @@
 // decode to one normalised shape; encoders write either form the way Hudi does.
 import { TblError } from '../errors/index.ts';
 import {
+  avroBlockItems,
   avroContainerBlocks,
   avroDeref,
   avroNamedTypes,
@@ -567,40 +568,14 @@ function compileTotalsReader(schema: object): { first: TotalsReader; rest: AvroS
           if (varLongValue !== valueIndex) return varLongValue === n.nullIndex ? p : GIVE_UP;
         }
         // map blocks of (partition, array blocks of stats)
-        for (;;) {
+        return avroBlockItems(b, p, (b, p) => {
           p = readVarLong(b, p);
-          if (p < 0) return GIVE_UP;
-          let count = varLongValue;
-          if (count === 0) return p;
-          if (count < 0) {
-            count = -count;
-            p = readVarLong(b, p);
-            if (p < 0 || varLongValue < 0) return GIVE_UP;
-          }
-          for (let i = 0; i < count; i++) {
-            p = readVarLong(b, p);
-            if (p < 0 || varLongValue < 0 || p + varLongValue > b.length) return GIVE_UP;
-            const key = Buffer.from(b.buffer, b.byteOffset + p, varLongValue).toString('utf8');
-            if (key === '__proto__') return GIVE_UP; // avsc's object would not keep it as a key
-            parts.push(key);
-            p += varLongValue;
-            for (;;) {
-              p = readVarLong(b, p);
-              if (p < 0) return GIVE_UP;
-              let items = varLongValue;
-              if (items === 0) break;
-              if (items < 0) {
-                items = -items;
-                p = readVarLong(b, p);
-                if (p < 0 || varLongValue < 0) return GIVE_UP;
-              }
-              for (let k = 0; k < items; k++) {
-                p = statReader(b, p, t);
-                if (p < 0) return GIVE_UP;
-              }
-            }
-          }
-        }
+          if (p < 0 || varLongValue < 0 || p + varLongValue > b.length) return GIVE_UP;
+          const key = Buffer.from(b.buffer, b.byteOffset + p, varLongValue).toString('utf8');
+          if (key === '__proto__') return GIVE_UP; // avsc's object would not keep it as a key
+          parts.push(key);
+          return avroBlockItems(b, p + varLongValue, (b, p) => statReader(b, p, t));
+        });
       });
     } else {
       const skip = compileAvroSkip(f.type, names);
