@@ -109,6 +109,11 @@ const END = Buffer.from(` ${ROW_END}\n`);
 /** The rows and the footer as UTF-8 chunks; plain cells are written straight into the chunk. */
 function writeRowBytes(widths: number[], head: string, rowDivider: string, cells: string[][], write: (chunk: Uint8Array) => void): void {
   const div = Buffer.from(rowDivider);
+  // a plain ASCII row is the blank row with each cell's text at its column's byte offset: two copies
+  // and the cells' characters instead of building the row byte by byte
+  const blank = Buffer.from(plainLine(widths, widths.map(() => '')));
+  const cellAt: number[] = [];
+  for (let c = 0, o = START.length; c < widths.length; o += widths[c]! + SEPARATOR.length, c++) cellAt.push(o);
   // a plain row's bytes at most: every UTF-16 unit of a cell is ≤ 3 bytes, padding makes up the width
   const rowMax = div.length + START.length + (widths.length - 1) * SEPARATOR.length + END.length + 3 * widths.reduce((a, w) => a + w, 0);
   let buf = Buffer.allocUnsafe(Math.max(CHUNK_BYTES, Buffer.byteLength(head))); // a very wide column's header may not fit a chunk
@@ -121,19 +126,46 @@ function writeRowBytes(widths: number[], head: string, rowDivider: string, cells
   };
   for (let i = 0; i < cells.length; i++) {
     const row = cells[i]!;
+    room(rowMax);
+    if (asciiRowBytes(buf, at, i > 0 ? div : undefined, blank, cellAt, row)) {
+      at += (i > 0 ? div.length : 0) + blank.length;
+      continue;
+    }
     if (!row.every(isPlain)) {
       const text = (i > 0 ? rowDivider : '') + dataLines(widths, row);
       room(Buffer.byteLength(text));
       at += buf.write(text, at);
       continue;
     }
-    room(rowMax);
     at = plainRowBytes(buf, at, i > 0 ? div : undefined, widths, row);
   }
   const footer = divider(widths, FOOTER);
   room(Buffer.byteLength(footer));
   at += buf.write(footer, at);
   write(buf.subarray(0, at));
+}
+
+/**
+ * Writes [divider +] the row at `at` as the blank row filled in, when every cell is printable ASCII
+ * (no line break, no escape code, nothing multi-byte); false otherwise (the bytes written are then
+ * garbage the caller overwrites).
+ */
+function asciiRowBytes(buf: Buffer, at: number, div: Buffer | undefined, blank: Buffer, cellAt: number[], row: string[]): boolean {
+  if (div) {
+    buf.set(div, at); // TypedArray set is a memcpy
+    at += div.length;
+  }
+  buf.set(blank, at);
+  for (let c = 0; c < row.length; c++) {
+    const text = row[c]!;
+    const o = at + cellAt[c]!;
+    for (let k = 0; k < text.length; k++) {
+      const ch = text.charCodeAt(k);
+      if (ch >= 0x80 || ch < 0x20) return false;
+      buf[o + k] = ch;
+    }
+  }
+  return true;
 }
 
 /** Writes [divider +] one plain row at `at` (room is there); byte by byte: short cells cost less in a loop than in a native call each. */
