@@ -139,11 +139,11 @@ describe('renderFlipTable writeBytes (big tables as UTF-8 chunks)', () => {
     return { text: Buffer.concat(chunks).toString('utf8'), chunks };
   };
 
-  it('same bytes as the string form: plain, non-ASCII, multi-line, ANSI and empty cells, across chunk boundaries', () => {
+  it('same bytes as the string form: plain, non-ASCII, multi-line, ANSI, control-character and empty cells, across chunk boundaries', () => {
     const headers = ['Time', 'Partition\nPath', 'Size'];
     const cells = Array.from({ length: 9000 }, (_, i) => [
       String(20250101000000000 + i),
-      i % 5 === 0 ? `région=ü/${i}` : i % 7 === 0 ? `two\nlines ${i}` : i % 11 === 0 ? bold(`b${i}`) : `p=${i % 13}`,
+      i % 5 === 0 ? `région=ü/${i}` : i % 7 === 0 ? `two\nlines ${i}` : i % 11 === 0 ? bold(`b${i}`) : i % 19 === 0 ? `tab\t${i}\u007f` : `p=${i % 13}`,
       i % 17 === 0 ? '' : `${i}.5 KB`,
     ]);
     const { text, chunks } = collect(headers, cells, bold);
