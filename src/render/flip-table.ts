@@ -146,9 +146,9 @@ function writeRowBytes(widths: number[], head: string, rowDivider: string, cells
 }
 
 /**
- * Writes [divider +] the row at `at` as the blank row filled in, when every cell is printable ASCII
- * (no line break, no escape code, nothing multi-byte); false otherwise (the bytes written are then
- * garbage the caller overwrites).
+ * Writes [divider +] the row at `at` as the blank row filled in, when every cell is ASCII without
+ * control characters below 0x20 (so no line break, no escape code, nothing multi-byte); false
+ * otherwise (the bytes written are then garbage the caller overwrites).
  */
 function asciiRowBytes(buf: Buffer, at: number, div: Buffer | undefined, blank: Buffer, cellAt: number[], row: string[]): boolean {
   if (div) {
