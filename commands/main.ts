@@ -8,6 +8,8 @@ import { defaultStateDir } from './state.ts';
 import { commandsFor } from './registry.ts';
 import { stdStream } from './stdio.ts';
 
+export { outputSettled } from './stdio.ts';
+
 import { VERSION } from './version.ts';
 
 export { VERSION };

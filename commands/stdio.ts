@@ -8,6 +8,19 @@ import { fstatSync, writeSync } from 'node:fs';
 import { nodeStream, type StdStream } from '../src/io/index.ts';
 
 const dropping = new WeakSet<NodeJS.WriteStream>();
+/** Whether each stdStream made so far has nothing left to write (checked before exiting at once). */
+const settled: (() => boolean)[] = [];
+
+/**
+ * Whether everything written to stdout/stderr has gone out: written on the descriptor, or taken by a
+ * Node stream that holds nothing back. The launcher then exits at once instead of letting the
+ * event loop run down (which tears the whole environment down first).
+ */
+export function outputSettled(): boolean {
+  return settled.every((f) => f());
+}
+
+const drained = (s: NodeJS.WriteStream): boolean => s.writableLength === 0 && !s.writableNeedDrain;
 
 /**
  * A reader that went away is not an error of ours: the rest of the output is dropped and the command
@@ -31,11 +44,16 @@ export function stdStream(fd: 1 | 2): StdStream & { readonly via: 'descriptor' |
   } catch {
     direct = false; // closed or odd descriptor: let Node's stream deal with it
   }
-  if (!direct) return Object.assign(nodeStream(dropOnEpipe(fd === 1 ? process.stdout : process.stderr)), { via: 'stream' as const });
+  if (!direct) {
+    const s = dropOnEpipe(fd === 1 ? process.stdout : process.stderr);
+    settled.push(() => drained(s));
+    return Object.assign(nodeStream(s), { via: 'stream' as const });
+  }
   let closed = false;
   // Node's stream, once the descriptor turned out non-blocking (EAGAIN: something made the stream,
   // which switches a pipe to non-blocking mode): from then on it queues and writes as Node does
   let stream: NodeJS.WriteStream | undefined;
+  settled.push(() => !stream || drained(stream));
   const write = (x: string | Uint8Array): void => {
     if (closed) return;
     if (stream) return void stream.write(x);

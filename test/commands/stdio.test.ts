@@ -20,11 +20,11 @@ beforeAll(async () => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** A child that writes `total` bytes (an ASCII counting pattern, chunks alternately bytes and strings) through stdStream(fd), then a UTF-8 line. */
-function childScript(opts: { fd: 1 | 2; total: number; touchNodeStream?: boolean }): string {
-  const f = join(dir, `child-${opts.fd}-${opts.total}-${opts.touchNodeStream ? 1 : 0}.mjs`);
+function childScript(opts: { fd: 1 | 2; total: number; touchNodeStream?: boolean; exitLikeLauncher?: boolean }): string {
+  const f = join(dir, `child-${opts.fd}-${opts.total}-${opts.touchNodeStream ? 1 : 0}-${opts.exitLikeLauncher ? 1 : 0}.mjs`);
   writeFileSync(
     f,
-    `import { stdStream } from ${JSON.stringify(lib)};
+    `import { stdStream, outputSettled } from ${JSON.stringify(lib)};
 ${opts.touchNodeStream ? '// a pipe behind process.stdout is switched to non-blocking by libuv\nprocess.stdout;' : ''}
 const s = stdStream(${opts.fd});
 const total = ${opts.total};
@@ -39,6 +39,7 @@ for (let at = 0; at < total; at += chunk) {
 s.write('done ✓\\n');
 // how the bytes went out, for the test to check (stderr is a pipe of its own)
 if (${opts.fd} === 1) process.stderr.write(s.via);
+${opts.exitLikeLauncher ? "// bin/tblcli.js: exit at once only when nothing is held back\nconst settled = outputSettled();\nprocess.stderr.write(' ' + settled);\nif (settled) process.exit(0);" : ''}
 `,
   );
   return f;
@@ -84,6 +85,20 @@ describe('stdStream', () => {
     expect(r.err).toBe('stream');
     expect(r.code).toBe(0);
     expect(r.out.equals(expected(total))).toBe(true);
+  });
+
+  it('outputSettled: true once descriptor writes are done; while a non-blocking pipe holds bytes back it is false, so the launcher\'s early exit loses nothing', async () => {
+    const total = 2 * 1048576;
+    const direct = await run(childScript({ fd: 1, total, exitLikeLauncher: true }));
+    expect(direct.err).toBe('descriptor true');
+    expect(direct.out.equals(expected(total))).toBe(true);
+    const slow = await run(childScript({ fd: 1, total, touchNodeStream: true, exitLikeLauncher: true }), (child) => {
+      child.stdout!.pause();
+      setTimeout(() => child.stdout!.resume(), 5);
+    });
+    expect(slow.err).toBe('stream false');
+    expect(slow.code).toBe(0);
+    expect(slow.out.equals(expected(total))).toBe(true);
   });
 
   it('a reader that goes away (| head) ends the output quietly: exit 0, no stack trace', async () => {
