@@ -7,12 +7,10 @@ import { GLOBAL_OPTIONS, TABLE_OPTIONS, type CommandSpec, type OptionSpec, type 
 import { defaultStateDir } from './state.ts';
 import { commandsFor } from './registry.ts';
 import { stdStream } from './stdio.ts';
-
-export { outputSettled } from './stdio.ts';
-
 import { VERSION } from './version.ts';
 
 export { VERSION };
+export { outputSettled } from './stdio.ts';
 
 function addOption(cmd: Command, o: OptionSpec): void {
   const opt = new Option(o.flags, o.description);
