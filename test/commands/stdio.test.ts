@@ -66,6 +66,12 @@ function run(script: string, onStdout?: (child: ReturnType<typeof spawn>, data: 
   });
 }
 
+/** A slow reader: the pipe fills and a non-blocking writer sees EAGAIN. */
+function slowReader(child: ReturnType<typeof spawn>): void {
+  child.stdout!.pause();
+  setTimeout(() => child.stdout!.resume(), 5);
+}
+
 describe('stdStream', () => {
   it('writes every byte to a pipe, in order', async () => {
     const total = 3 * 1048576 + 5;
@@ -77,11 +83,7 @@ describe('stdStream', () => {
 
   it('a non-blocking pipe whose reader is slow (EAGAIN) hands the rest to Node\'s stream, losing nothing', async () => {
     const total = 2 * 1048576;
-    const r = await run(childScript({ fd: 1, total, touchNodeStream: true }), (child) => {
-      // a slow reader: the pipe fills and the child's writes see EAGAIN
-      child.stdout!.pause();
-      setTimeout(() => child.stdout!.resume(), 5);
-    });
+    const r = await run(childScript({ fd: 1, total, touchNodeStream: true }), slowReader);
     expect(r.err).toBe('stream');
     expect(r.code).toBe(0);
     expect(r.out.equals(expected(total))).toBe(true);
@@ -92,10 +94,7 @@ describe('stdStream', () => {
     const direct = await run(childScript({ fd: 1, total, exitLikeLauncher: true }));
     expect(direct.err).toBe('descriptor true');
     expect(direct.out.equals(expected(total))).toBe(true);
-    const slow = await run(childScript({ fd: 1, total, touchNodeStream: true, exitLikeLauncher: true }), (child) => {
-      child.stdout!.pause();
-      setTimeout(() => child.stdout!.resume(), 5);
-    });
+    const slow = await run(childScript({ fd: 1, total, touchNodeStream: true, exitLikeLauncher: true }), slowReader);
     expect(slow.err).toBe('stream false');
     expect(slow.code).toBe(0);
     expect(slow.out.equals(expected(total))).toBe(true);
