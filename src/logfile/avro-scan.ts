@@ -154,7 +154,7 @@ function readLong(b: Uint8Array, pos: number, end: number): number {
 
 // Buffer#utf8Slice, what avsc's readString calls when there is one (Buffer#toString checks arguments around it)
 type Utf8Sliced = Buffer & { utf8Slice?: (start: number, end: number) => string };
-const utf8Slice: (b: Buffer, start: number, end: number) => string =
+export const utf8Slice: (b: Buffer, start: number, end: number) => string =
   typeof (Buffer.prototype as Utf8Sliced).utf8Slice === 'function' ? (b, s, e) => (b as Utf8Sliced).utf8Slice!(s, e) : (b, s, e) => b.toString('utf8', s, e);
 
 function skipVarint(b: Uint8Array, pos: number, end: number): number {
@@ -358,8 +358,9 @@ export function utf8View(b: Uint8Array): Buffer {
  * Reads one record in [start, end) of `b` (`buf` = utf8View(b)): the plan's wanted fields into
  * out[0..names.length) as avsc + plain() decode them, every other field skipped. False when the
  * record is not exactly a value avsc would decode (the caller falls back to avsc for the error).
+ * The string field at slot `spanSlot` is not decoded: its UTF-8 bytes are at [span[0], span[1]).
  */
-export function readAvroFields(plan: AvroFieldPlan, b: Uint8Array, buf: Buffer, start: number, end: number, out: unknown[]): boolean {
+export function readAvroFields(plan: AvroFieldPlan, b: Uint8Array, buf: Buffer, start: number, end: number, out: unknown[], span?: Int32Array, spanSlot = -1): boolean {
   const { fields, slot } = plan;
   let pos = start;
   for (let i = 0; i < fields.length; i++) {
@@ -412,7 +413,12 @@ export function readAvroFields(plan: AvroFieldPlan, b: Uint8Array, buf: Buffer, 
       case R.STRING: {
         const len = readLong(b, pos, end);
         if (at < 0 || len < 0 || len > end - at) return false;
-        out[s] = utf8Slice(buf, at, at + len);
+        if (s === spanSlot) {
+          // its bytes instead of a string: out[s] = true, the bytes at [span[0], span[1])
+          span![0] = at;
+          span![1] = at + len;
+          out[s] = true;
+        } else out[s] = utf8Slice(buf, at, at + len);
         pos = at + len;
         break;
       }

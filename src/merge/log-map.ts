@@ -1,70 +1,16 @@
 // The merged log map of a slice kept compact (issue 6): per record key only what the merge decisions
 // need (ordering, delete flag) and where the record's Avro bytes are (its block's content, read once
-// and kept as raw bytes); the full record is decoded only when it is emitted. Keys, orderings and delete
-// flags come straight from the Avro bytes (avro-scan.ts) where the schema allows, else from avsc's
-// decode. Same block stack, delta-merge rule and stats as scanLogRecords, so mergeFileSlice and
-// compaction agree row for row.
-import { avroFieldPlan, decodeAvroRecord, decodeBlockContent, isDataBlock, readAvroContentHeader, readAvroFields, utf8View, type LogBlock } from '../logfile/index.ts';
+// and kept as raw bytes), in typed arrays (log-index.ts); the full record is decoded only when it is
+// emitted. Keys, orderings and delete flags come straight from the Avro bytes (avro-scan.ts) where the
+// schema allows, else from avsc's decode. Same block stack, delta-merge rule and stats as
+// scanLogRecords, so mergeFileSlice and compaction agree row for row.
+import { avroFieldPlan, decodeBlockContent, isDataBlock, readAvroContentHeader, readAvroFields, utf8Slice, utf8View, type LogBlock } from '../logfile/index.ts';
 import type { MergeConfig } from './config.ts';
 import type { Storage } from '../storage/index.ts';
 import type { Ordering } from './ordering.ts';
 import { NATURAL } from './ordering.ts';
-import {
-  collectLogBlocks,
-  deltaReplaces,
-  emptyStats,
-  isDeleteRow,
-  orderingOf,
-  recordKeyOf,
-  schemaTypes,
-  type MergedSlice,
-  type MergeOptions,
-  type MergeStats,
-  type Row,
-  type SliceFiles,
-} from './scan.ts';
-
-/** An Avro data block's content and writer schema, shared by the entries of its records. */
-interface AvroSource {
-  content: Uint8Array;
-  schema: string;
-}
-
-/**
- * One log record of the map: a delete, a decoded row (parquet/HFile blocks) or Avro bytes to decode on
- * use. It is its own Ordering (values and a shared classes array), one object less per key.
- */
-export class LogMapEntry implements Ordering {
-  /** set by a merge when a base row with this key was seen (compaction's merge, not the scan) */
-  matched = false;
-  constructor(
-    readonly key: string,
-    readonly values: unknown[],
-    readonly classes: Ordering['classes'],
-    readonly deleted: boolean,
-    private readonly source: AvroSource | undefined,
-    private readonly start: number,
-    private readonly end: number,
-    private readonly row: Row | undefined,
-  ) {}
-
-  get ordering(): Ordering {
-    return this;
-  }
-
-  /** Where the record's Avro bytes are (Avro data blocks): content[start, end) in the block's writer schema. */
-  avroBytes(): { content: Uint8Array; schema: string; start: number; end: number } | undefined {
-    if (this.deleted || this.row || !this.source) return undefined;
-    return { content: this.source.content, schema: this.source.schema, start: this.start, end: this.end };
-  }
-
-  /** The full record (a fresh object per call for Avro records); undefined for deletes. */
-  record(): Row | undefined {
-    if (this.deleted) return undefined;
-    if (this.row) return this.row;
-    return decodeAvroRecord(this.source!.content.subarray(this.start, this.end), this.source!.schema) as Row;
-  }
-}
+import { collectLogBlocks, emptyStats, isDeleteRow, orderingOf, recordKeyOf, schemaTypes, type MergedSlice, type MergeOptions, type MergeStats, type Row, type SliceFiles } from './scan.ts';
+import { BlockRecords, LogIndex, type AvroSource } from './log-index.ts';
 
 /** One classes array per distinct list of classes (a few per slice) instead of one per record. */
 class ClassLists {
@@ -77,12 +23,9 @@ class ClassLists {
   }
 }
 
-/** A delete record without a key: counted as a log record, never applied. */
-const NULL_KEY_DELETE = new LogMapEntry('', NATURAL.values, NATURAL.classes, true, undefined, 0, 0, undefined);
-
 export interface LogMap {
   /** by record key, in first-seen order (inserts come out in arrival order) */
-  entries: Map<string, LogMapEntry>;
+  index: LogIndex;
   stats: MergeStats;
   notes: MergedSlice['notes'];
 }
@@ -103,13 +46,12 @@ function recordSpans(content: Uint8Array, count: number): Int32Array {
 }
 
 /**
- * An Avro data block read by the byte reader: its entries, or the error computing them threw (a
+ * An Avro data block read by the byte reader: its records, or the error computing them threw (a
  * config error, thrown when the block is used: the decode path throws it there, and only for blocks
  * that count).
  */
 interface ScannedAvro {
-  entries: LogMapEntry[];
-  failed: boolean;
+  records?: BlockRecords;
   error?: unknown;
 }
 
@@ -133,11 +75,17 @@ function firstWanted(config: MergeConfig): string[] {
   return [...out];
 }
 
+/** True when bytes [s, e) are ASCII (their string is the bytes, whatever the decoder). */
+function ascii(b: Uint8Array, s: number, e: number): boolean {
+  for (let i = s; i < e; i++) if (b[i]! >= 0x80) return false;
+  return true;
+}
+
 /**
- * The entries of an Avro data block from its records' bytes, each record read once (wanted fields
- * read, the rest skipped and checked the way avsc reads them); undefined when the schema is not one
- * the byte reader handles or a record does not read exactly: the caller decodes the block with avsc,
- * which gives the same values or the error.
+ * The records of an Avro data block from their bytes, each record read once (wanted fields read, the
+ * rest skipped and checked the way avsc reads them), a non-null ASCII meta key taken as its bytes;
+ * undefined when the schema is not one the byte reader handles or a record does not read exactly: the
+ * caller decodes the block with avsc, which gives the same values or the error.
  */
 function scanAvroBlock(content: Uint8Array, schema: string, config: MergeConfig, classLists: ClassLists): ScannedAvro | undefined {
   const plan = avroFieldPlan(schema, wantedFields(config));
@@ -145,19 +93,20 @@ function scanAvroBlock(content: Uint8Array, schema: string, config: MergeConfig,
   // with the meta key in the schema, the record key fields are read only for records whose meta key is null
   const first = config.populateMetaFields ? avroFieldPlan(schema, firstWanted(config)) : undefined;
   const keyed = first !== undefined && first.names.includes('_hoodie_record_key');
+  // the meta key's bytes, not its string, unless a delete or ordering rule reads that field as a value
+  const keySlot = keyed && config.deleteField !== '_hoodie_record_key' && !config.orderingFields.includes('_hoodie_record_key') ? first.names.indexOf('_hoodie_record_key') : -1;
+  const span = new Int32Array(2);
   const types = schemaTypes(schema);
-  const source: AvroSource = { content, schema };
   const buf = utf8View(content);
   const { contentVersion, recordCount } = readAvroContentHeader(content);
   const dv = new DataView(content.buffer, content.byteOffset, content.byteLength);
-  const entries: LogMapEntry[] = [];
-  let failed = false;
+  const records = new BlockRecords({ content, schema });
   let error: unknown;
   const values: unknown[] = plan.names.map(() => undefined);
   // one row object holding the wanted fields the schema has; the rest stay undefined as in a decoded row
   const row: Row = {};
-  let last: unknown[] | undefined;
-  let lastClasses: Ordering['classes'] | undefined;
+  // consecutive records often carry the same ordering: one object for them (records never change it)
+  let last: Ordering | undefined;
   let pos = contentVersion >= 2 ? 8 : 4;
   for (let i = 0; i < recordCount; i++) {
     if (pos + 4 > content.length) return undefined;
@@ -167,32 +116,32 @@ function scanAvroBlock(content: Uint8Array, schema: string, config: MergeConfig,
     if (len < 0 || end > content.length) return undefined;
     pos = end;
     let p = keyed ? first : plan;
-    if (!readAvroFields(p, content, buf, start, end, values)) return undefined;
-    if (failed) continue; // the rest of the block is only checked
+    if (!readAvroFields(p, content, buf, start, end, values, span, keySlot)) return undefined;
+    if (error !== undefined) continue; // the rest of the block is only checked
     for (let f = 0; f < p.names.length; f++) row[p.names[f]!] = values[f];
+    const byBytes = keySlot >= 0 && values[keySlot] === true;
     if (keyed && (row._hoodie_record_key === null || row._hoodie_record_key === undefined)) {
       p = plan;
       readAvroFields(p, content, buf, start, end, values);
       for (let f = 0; f < p.names.length; f++) row[p.names[f]!] = values[f];
     }
-    let key: string;
-    try {
-      key = recordKeyOf(row, config);
-    } catch (e) {
-      failed = true;
-      error = e;
-      continue;
+    let key: string | undefined;
+    if (!byBytes || !ascii(content, span[0]!, span[1]!)) {
+      if (byBytes) row._hoodie_record_key = utf8Slice(buf, span[0]!, span[1]!);
+      try {
+        key = recordKeyOf(row, config);
+      } catch (e) {
+        error = e;
+        continue;
+      }
     }
-    const ordering = orderingOf(row, config, types);
-    // consecutive records often carry the same ordering values: share one array (entries never change it)
-    let vals = ordering.values;
-    if (last && vals !== last && sameValues(last, vals)) vals = last;
-    else last = vals;
-    const classes = lastClasses && sameValues(lastClasses, ordering.classes) ? lastClasses : (lastClasses = classLists.of(ordering.classes));
-    if (isDeleteRow(row, config)) entries.push(new LogMapEntry(key, vals, classes, true, undefined, 0, 0, undefined));
-    else entries.push(new LogMapEntry(key, vals, classes, false, source, start, end, undefined));
+    const o = orderingOf(row, config, types);
+    const ordering = last && sameValues(last.values, o.values) && sameValues(last.classes, o.classes) ? last : (last = { values: o.values, classes: classLists.of(o.classes) });
+    const deleted = isDeleteRow(row, config);
+    if (key === undefined) records.addBytes(content, span[0]!, span[1]!, ordering, deleted, start, end);
+    else records.addKey(key, ordering, deleted, start, end);
   }
-  return failed ? { entries: [], failed, error } : { entries, failed };
+  return error !== undefined ? { error } : { records };
 }
 
 export interface LogMapOptions {
@@ -210,8 +159,6 @@ export async function scanLogMap(storage: Storage, logFiles: SliceFiles['logFile
   const stats = emptyStats();
   const notes: MergedSlice['notes'] = [];
   const classLists = new ClassLists();
-  const entry = (key: string, o: Ordering, deleted: boolean, source?: AvroSource, start = 0, end = 0, row?: Row) =>
-    new LogMapEntry(key, o.values, classLists.of(o.classes), deleted, source, start, end, row);
   const byteScan = how.byteScan !== false;
   // by block: what readContent made of an Avro data block's content (read once, through storage.readRange)
   const scanned = new WeakMap<LogBlock, ScannedAvro>();
@@ -236,29 +183,24 @@ export async function scanLogMap(storage: Storage, logFiles: SliceFiles['logFile
     }
     await decodeBlockContent(content, path, block, opts);
   };
-  const compact = async (path: string, block: LogBlock): Promise<LogMapEntry[]> => {
-    const out: LogMapEntry[] = [];
+  const compact = async (path: string, block: LogBlock): Promise<BlockRecords> => {
     if (block.type === 'DELETE_BLOCK') {
+      const out = new BlockRecords(undefined);
       for (const d of block.deletes ?? []) {
-        if (d.recordKey === null) {
-          out.push(NULL_KEY_DELETE);
-          continue;
-        }
-        const ordering: Ordering = d.orderingVal === null ? NATURAL : { values: [d.orderingVal], classes: [d.orderingClass] };
-        out.push(entry(d.recordKey, ordering, true));
+        const ordering: Ordering = d.recordKey === null || d.orderingVal === null ? NATURAL : { values: [d.orderingVal], classes: classLists.of([d.orderingClass]) };
+        out.addKey(d.recordKey, ordering, true);
       }
       delete block.deletes;
       return out;
     }
-    if (!isDataBlock(block.type)) return out;
     const s = scanned.get(block);
     if (s) {
       scanned.delete(block);
-      if (s.failed) throw s.error;
-      return s.entries;
+      if (s.error !== undefined) throw s.error;
+      return s.records!;
     }
     const types = schemaTypes(block.header.SCHEMA);
-    const records = block.records ?? [];
+    const records = (isDataBlock(block.type) ? block.records : undefined) ?? [];
     let source: AvroSource | undefined;
     let spans: Int32Array | undefined;
     if (block.type === 'AVRO_DATA_BLOCK' && records.length > 0) {
@@ -268,31 +210,32 @@ export async function scanLogMap(storage: Storage, logFiles: SliceFiles['logFile
       source = { content, schema: block.header.SCHEMA! };
       spans = recordSpans(content, records.length);
     }
+    const out = new BlockRecords(source);
     for (let i = 0; i < records.length; i++) {
       const row = records[i] as Row;
       const key = recordKeyOf(row, opts.config);
-      const ordering = orderingOf(row, opts.config, types);
-      if (isDeleteRow(row, opts.config)) out.push(entry(key, ordering, true));
-      else if (spans) out.push(entry(key, ordering, false, source, spans[2 * i]!, spans[2 * i + 1]!));
-      else out.push(entry(key, ordering, false, undefined, 0, 0, row));
+      const o = orderingOf(row, opts.config, types);
+      const ordering = { values: o.values, classes: classLists.of(o.classes) };
+      if (isDeleteRow(row, opts.config)) out.addKey(key, ordering, true);
+      else if (spans) out.addKey(key, ordering, false, spans[2 * i]!, spans[2 * i + 1]!);
+      else out.addKey(key, ordering, false, 0, 0, row);
     }
     delete block.records;
     return out;
   };
   const stack = await collectLogBlocks(storage, logFiles, opts, stats, notes, compact, byteScan ? readContent : undefined);
 
-  const entries = new Map<string, LogMapEntry>();
+  const index = new LogIndex();
   for (const { path, block, data } of stack) {
     if (block.corrupt) {
       notes.push({ path, offset: block.offset, note: `corrupt block ignored: ${block.corrupt.reason}` });
       continue;
     }
-    for (const e of data ?? []) {
+    if (!data) continue;
+    for (let i = 0; i < data.count; i++) {
       stats.totalLogRecords += 1;
-      if (e === NULL_KEY_DELETE) continue;
-      const cur = entries.get(e.key);
-      if (!cur || deltaReplaces(cur.deleted, cur.ordering, e.deleted, e.ordering, opts.config)) entries.set(e.key, e);
+      index.merge(data, i, opts.config);
     }
   }
-  return { entries, stats, notes };
+  return { index, stats, notes };
 }

@@ -19,26 +19,35 @@ const storage = new LocalStorage();
 
 /** The two LogMaps, entry by entry (values and classes by Object.is, the Avro bytes by content). */
 function expectSameMap(bytes: LogMap, ref: LogMap): void {
-  expect([...bytes.entries.keys()]).toEqual([...ref.entries.keys()]);
-  for (const [key, r] of ref.entries) {
-    const b = bytes.entries.get(key)!;
-    expect(b.values.length, key).toBe(r.values.length);
-    b.values.forEach((v, i) => {
+  const b = bytes.index;
+  const r = ref.index;
+  expect(b.keys()).toEqual(r.keys());
+  for (let id = 0; id < r.size; id++) {
+    const key = r.key(id);
+    // each key found by its string and by its bytes
+    expect(b.findKey(key), key).toBe(id);
+    const kb = b.keyUtf8(id);
+    if ((key as unknown as { isWellFormed(): boolean }).isWellFormed()) expect(b.find(kb, 0, kb.length), key).toBe(id);
+    const bo = b.ordering(id);
+    const ro = r.ordering(id);
+    expect(bo.values.length, key).toBe(ro.values.length);
+    bo.values.forEach((v, i) => {
       // objects (a nested ordering field, decoded by avsc on both paths) by content
-      if (typeof v === 'object' && v !== null) expect(v).toEqual(r.values[i]);
-      else expect(Object.is(v, r.values[i]), `${key}: ${String(v)} vs ${String(r.values[i])}`).toBe(true);
+      if (typeof v === 'object' && v !== null) expect(v).toEqual(ro.values[i]);
+      else expect(Object.is(v, ro.values[i]), `${key}: ${String(v)} vs ${String(ro.values[i])}`).toBe(true);
     });
-    expect(b.classes).toEqual(r.classes);
-    expect(b.deleted, key).toBe(r.deleted);
-    const ab = b.avroBytes();
-    const ar = r.avroBytes();
+    expect(bo.classes).toEqual(ro.classes);
+    expect(b.deleted(id), key).toBe(r.deleted(id));
+    const ab = b.avroBytes(id);
+    const ar = r.avroBytes(id);
     expect(ab === undefined, key).toBe(ar === undefined);
     if (ab && ar) {
       expect([ab.schema, ab.start, ab.end, ab.content.length]).toEqual([ar.schema, ar.start, ar.end, ar.content.length]);
       expect(Buffer.compare(ab.content, ar.content)).toBe(0);
     }
-    expect(b.record()).toEqual(r.record());
+    expect(b.record(id)).toEqual(r.record(id));
   }
+  expect(b.findKey('no such key')).toBe(-1);
   expect(bytes.stats).toEqual(ref.stats);
   expect(bytes.notes).toEqual(ref.notes);
 }
@@ -338,7 +347,7 @@ describe('scanLogMap byte path vs decode path: generated logs', () => {
       expect(r.counts).toEqual({ bytes: 1, decoded: 1 });
       expect(r.bytes.notes).toHaveLength(1);
       expect(r.bytes.notes[0]!.note).toMatch(/^corrupt block ignored: cannot decode AVRO_DATA_BLOCK content: record 1 at content offset \d+: /);
-      expect([...r.bytes.entries.keys()]).toEqual(['key-1']);
+      expect(r.bytes.index.keys()).toEqual(['key-1']);
     }
   });
 

@@ -1,6 +1,6 @@
 // mergeToParquet without row objects, for the common case (issue 6 throughput): the base file is read
 // one row group at a time into packed columns (packed.ts: every value a byte span, strings never
-// decoded), each base row's record-key bytes are looked up in the log map (KeyBytesIndex) to decide
+// decoded), each base row's record-key bytes are looked up in the log map (its keys are bytes) to decide
 // whether a log record replaces or deletes it (only those rows' ordering values are decoded), and the
 // new row groups are built by copying runs of base values and appending the log records — straight
 // from their Avro bytes when the block schema is flat (avro-packed.ts). The packed writer encodes the
@@ -10,7 +10,7 @@
 // and the fallback for anything this path does not take (nested or evolved columns, decimals, dates
 // as keys/ordering, encodings other than PLAIN/dictionary, no base file).
 import { parquetSchema, type AsyncBuffer, type ColumnChunk, type FileMetaData, type RowGroup, type SchemaElement } from 'hyparquet';
-import { javaClassOf, logReplacesBase, NATURAL, recordKeyOf, scanLogMap, type LogMapEntry, type MergeOptions, type MergeStats, type Ordering, type Row } from '../../merge/index.ts';
+import { javaClassOf, logReplacesBase, NATURAL, recordKeyOf, scanLogMap, type LogIndex, type MergeOptions, type MergeStats, type Ordering, type Row } from '../../merge/index.ts';
 import { compressors, readParquetMetadataFrom, type ParquetFileInfo } from '../../parquet/read.ts';
 import { chunkSpan, PackedColumn, PackedUnsupported, packedReadable, readPackedChunkBytes } from '../../parquet/packed.ts';
 import { avroToParquetSchema, fieldConverter, FOOTER_BLOOM_FILTER, FOOTER_BLOOM_TYPE_CODE, prepareHoodieSchema } from '../../parquet/write.ts';
@@ -82,49 +82,6 @@ export function columnarPlan(job: MergeJob, base: FileMetaData): FieldPlan[] | u
     if (j < 0 || !plan[j]!.inBase || written[j]!.converted_type === 'DATE' || written[j]!.logical_type?.type === 'DATE') return undefined;
   }
   return plan;
-}
-
-/** The log map's entries by their keys' UTF-8 bytes: base rows are looked up without decoding their key. */
-class KeyBytesIndex {
-  private readonly keys = new PackedColumn('BYTE_ARRAY', 1024);
-  /** open addressing: [hash, entry index + 1] per slot (0 = empty), one cache line per probe */
-  private readonly table: Int32Array;
-  private readonly mask: number;
-  private readonly values: LogMapEntry[] = [];
-  constructor(entries: Map<string, LogMapEntry>) {
-    let size = 64;
-    while (size < entries.size * 2) size <<= 1;
-    this.mask = size - 1;
-    this.table = new Int32Array(2 * size);
-    for (const [key, e] of entries) {
-      // a string with lone surrogates never equals a decoded key: the row path cannot match it either
-      if (!(key as unknown as { isWellFormed(): boolean }).isWellFormed()) continue;
-      const idx = this.values.length;
-      this.keys.appendString(key);
-      const h = hashSpan(this.keys.data, this.keys.start(idx), this.keys.end(idx));
-      this.values.push(e);
-      let slot = h & this.mask;
-      while (this.table[2 * slot + 1] !== 0) slot = (slot + 1) & this.mask;
-      this.table[2 * slot] = h;
-      this.table[2 * slot + 1] = idx + 1;
-    }
-  }
-  get(d: Uint8Array, s: number, e: number): LogMapEntry | undefined {
-    const h = hashSpan(d, s, e);
-    const t = this.table;
-    const k = this.keys;
-    const len = e - s;
-    for (let slot = h & this.mask; ; slot = (slot + 1) & this.mask) {
-      const j = t[2 * slot + 1]! - 1;
-      if (j < 0) return undefined;
-      if (t[2 * slot] !== (h | 0)) continue;
-      const ks = k.offsets[j]!;
-      if (k.offsets[j + 1]! - ks !== len) continue;
-      let x = 0;
-      while (x < len && k.data[ks + x] === d[s + x]) x++;
-      if (x === len) return this.values[j];
-    }
-  }
 }
 
 /** The bytes of these column chunks in one read; each chunk's bytes are a view of it. */
@@ -261,11 +218,11 @@ function rowValue(col: PackedColumn | undefined, i: number): unknown {
  * (so no base row is dropped; updated rows keep their key), and the footer filter resumes as a fresh
  * filter after that many keys (same type, sizes and counts).
  */
-function bloomSeedOf(job: MergeJob, info: ParquetFileInfo, plan: FieldPlan[], entries: Map<string, LogMapEntry>): BloomSeed | undefined {
+function bloomSeedOf(job: MergeJob, info: ParquetFileInfo, plan: FieldPlan[], index: LogIndex): BloomSeed | undefined {
   if (!job.config.populateMetaFields) return undefined;
   const serialized = info.keyValue[FOOTER_BLOOM_FILTER];
   if (!serialized) return undefined;
-  for (const e of entries.values()) if (e.deleted) return undefined;
+  for (let id = 0; id < index.size; id++) if (index.deleted(id)) return undefined;
   const keyChunk = parquetSchema(info.metadata).children.findIndex((c) => c.element.name === '_hoodie_record_key');
   if (keyChunk < 0 || plan.every((f) => f.name !== '_hoodie_record_key')) return undefined;
   for (const rg of info.metadata.row_groups) if (rg.columns[keyChunk]?.meta_data?.statistics?.null_count !== 0n) return undefined;
@@ -279,7 +236,7 @@ export interface ColumnarInput {
   info: ParquetFileInfo;
   file: AsyncBuffer;
   plan: FieldPlan[];
-  entries: Map<string, LogMapEntry>;
+  index: LogIndex;
   /** the log scan's stats; the merge adds the base/updated/deleted counts */
   stats: MergeStats;
   /** the packed writer's options (the bloom seed is decided from the footer and the log map) */
@@ -304,9 +261,9 @@ export async function prepareColumnar(storage: Storage, job: MergeJob, opts: Mer
   const plan = columnarPlan(job, info.metadata);
   if (!plan) return undefined;
   const owners = new WeakMap<Uint8Array, string>();
-  const { entries, stats } = await scanLogMap(rememberingReads(storage, owners), job.logFiles, opts);
+  const { index, stats } = await scanLogMap(rememberingReads(storage, owners), job.logFiles, opts);
   const logPathOf = (content: Uint8Array) => owners.get(content) ?? job.logFiles.map((l) => l.path).join(', ');
-  return { info, file, plan, entries, stats, writerOpts: packedWriterOptions(job, bloomSeedOf(job, info, plan, entries)), logPathOf };
+  return { info, file, plan, index, stats, writerOpts: packedWriterOptions(job, bloomSeedOf(job, info, plan, index)), logPathOf };
 }
 
 /** A base row group ready to merge: its columns by plan position (undefined: not read) and chunk j as the base file has it. */
@@ -375,11 +332,10 @@ export type GroupWriter = Omit<HoodiePackedWriter, 'finish'>;
  * return); base row groups from `source` (default: read and decoded here).
  */
 export async function mergeInto(writer: GroupWriter, job: MergeJob, input: ColumnarInput, source?: BaseSource): Promise<void> {
-  const { plan, info, file, entries, stats, logPathOf } = input;
+  const { plan, info, file, index, stats, logPathOf } = input;
   const seeded = input.writerOpts.bloomSeed !== undefined;
   const { config } = job;
   const { path } = job.baseFile!;
-  const byBytes = new KeyBytesIndex(entries);
   const J = plan.length;
   // the writer hands back the columns of an encoded group for reuse (no fresh large buffers per group)
   let out = plan.map((f) => new PackedColumn(f.element.type!, writer.groupRows));
@@ -429,30 +385,31 @@ export async function mergeInto(writer: GroupWriter, job: MergeJob, input: Colum
   const names = plan.map((f) => f.name);
   const types = plan.map((f) => f.element.type!);
   const avroPlans = new Map<string, AvroPackedPlan | undefined>();
-  let emittingKey = '';
+  let emitting = -1;
   const defaults: (Uint8Array | (() => Uint8Array) | undefined)[] = plan.map(() => undefined);
   if (jCommit >= 0) defaults[jCommit] = instantBytes;
   if (jPart >= 0) defaults[jPart] = partitionBytes;
   if (jSeq >= 0) defaults[jSeq] = () => utf8.encode(`${job.instant}_${job.index}_${written()}`);
-  if (jKey >= 0) defaults[jKey] = () => utf8.encode(emittingKey);
+  if (jKey >= 0) defaults[jKey] = () => index.keyUtf8(emitting);
   const fixed: (Uint8Array | undefined)[] = plan.map((_, j) => (j === jFile ? SKIP : undefined));
   /** Appends a log record's values (the row is counted by rowDone). */
-  const appendLog = (log: LogMapEntry, key: string): void => {
-    const a = log.avroBytes();
+  const appendLog = (id: number): void => {
+    const a = index.avroBytes(id);
     if (a) {
       let p = avroPlans.get(a.schema);
       if (!avroPlans.has(a.schema)) avroPlans.set(a.schema, (p = avroPackedPlan(a.schema, names, types)));
       if (p) {
-        emittingKey = key;
+        emitting = id;
         try {
           appendAvroRecord(p, a.content, a.start, a.end, out, defaults, fixed);
         } catch (e) {
+          const key = index.key(id);
           throw inputError(e, 'logfile', logPathOf(a.content), `cannot decode log record ${key} of`, key);
         }
         return;
       }
     }
-    appendRow(log.record()!, key);
+    appendRow(index.record(id)!, index.key(id));
   };
 
   const chunkIndex = new Map(parquetSchema(info.metadata).children.map((c, i) => [c.element.name, i]));
@@ -530,32 +487,26 @@ export async function mergeInto(writer: GroupWriter, job: MergeJob, input: Colum
     let run = 0;
     const byMeta = config.populateMetaFields;
     for (let i = 0; i < n; i++) {
-      let log: LogMapEntry | undefined;
-      let key: string | undefined;
-      if (byMeta && !metaKeys.nulls[i]) log = byBytes.get(metaKeys.data, metaKeys.start(i), metaKeys.end(i));
-      else {
-        key = mergeKeyOf(i);
-        log = entries.get(key);
-      }
-      if (!log) continue;
-      key ??= log.key;
-      log.matched = true;
-      if (!logReplacesBase(baseOrdering(i), log.deleted, log.ordering, config)) continue;
+      const id = byMeta && !metaKeys.nulls[i] ? index.find(metaKeys.data, metaKeys.start(i), metaKeys.end(i)) : index.findKey(mergeKeyOf(i));
+      if (id < 0) continue;
+      index.matched[id] = 1;
+      const deleted = index.deleted(id);
+      if (!logReplacesBase(baseOrdering(i), deleted, index.ordering(id), config)) continue;
       // row i leaves the base run: the run so far goes out, then the log record (or nothing)
       while (run < i) {
         run = copySome(run, i);
         if (tooMany()) await settle(MAX_PENDING_GROUPS);
       }
       run = i + 1;
-      if (log.deleted) {
+      if (deleted) {
         stats.totalDeletedRecords += 1;
         if (verbatim) verbatim.dropped = true;
       } else {
         stats.totalUpdatedRecordsCompacted += 1;
         const at = out[jKey]!.length;
-        appendLog(log, key);
+        appendLog(id);
         // a seeded bloom filter counts on updated rows keeping the base row's key
-        if (seeded && !sameBytes(out[jKey]!, at, metaKeys, i)) throw new TblError('bug', `record ${key} was rewritten under another key`, { key });
+        if (seeded && !sameBytes(out[jKey]!, at, metaKeys, i)) throw new TblError('bug', `record ${index.key(id)} was rewritten under another key`, { key: index.key(id) });
         if (verbatim) for (const j of verbatim.candidates) if (!sameBytes(out[j]!, at, cols[j]!, i)) verbatim.candidates.delete(j);
         rowDone();
         if (tooMany()) await settle(MAX_PENDING_GROUPS);
@@ -566,9 +517,9 @@ export async function mergeInto(writer: GroupWriter, job: MergeJob, input: Colum
       if (tooMany()) await settle(MAX_PENDING_GROUPS);
     }
   }
-  for (const [key, e] of entries) {
-    if (e.matched || e.deleted) continue;
-    appendLog(e, key);
+  for (let id = 0; id < index.size; id++) {
+    if (index.matched[id] || index.deleted(id)) continue;
+    appendLog(id);
     rowDone();
     if (tooMany()) await settle(MAX_PENDING_GROUPS);
   }

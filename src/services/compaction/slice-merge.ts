@@ -22,8 +22,7 @@ export interface SliceMergeOptions {
 
 /** Streams the merged rows of a slice to `emit(row, key)`; returns the compaction stats. */
 export async function mergeSliceStreaming(storage: Storage, slice: SliceFiles, opts: SliceMergeOptions, emit: (row: Row, key: string) => void | Promise<void>): Promise<MergeStats> {
-  const { entries, stats } = await scanLogMap(storage, slice.logFiles, opts);
-  const matched = new Set<string>();
+  const { index, stats } = await scanLogMap(storage, slice.logFiles, opts);
   if (slice.baseFile) {
     const { path } = slice.baseFile;
     if (slice.baseFile.ext !== 'parquet') {
@@ -41,23 +40,24 @@ export async function mergeSliceStreaming(storage: Storage, slice: SliceFiles, o
       for (let n = 0; n < rows.length; n++) {
         const row = rows[n]!;
         const key = recordKeyOf(row, opts.config);
-        const log = entries.get(key);
-        if (!log) {
+        const id = index.findKey(key);
+        if (id < 0) {
           await emit(row, key);
           continue;
         }
-        matched.add(log.key); // the map's string, not the base row's copy
-        if (!logReplacesBase(baseOrderingOf(row, opts.config), log.deleted, log.ordering, opts.config)) await emit(row, key);
-        else if (!log.deleted) {
+        index.matched[id] = 1;
+        const deleted = index.deleted(id);
+        if (!logReplacesBase(baseOrderingOf(row, opts.config), deleted, index.ordering(id), opts.config)) await emit(row, key);
+        else if (!deleted) {
           stats.totalUpdatedRecordsCompacted += 1;
-          await emit(log.record()!, key);
+          await emit(index.record(id)!, key);
         } else stats.totalDeletedRecords += 1;
       }
     }
   }
-  for (const [key, e] of entries) {
-    if (matched.has(key) || e.deleted) continue;
-    await emit(e.record()!, key);
+  for (let id = 0; id < index.size; id++) {
+    if (index.matched[id] || index.deleted(id)) continue;
+    await emit(index.record(id)!, index.key(id));
   }
   return stats;
 }
