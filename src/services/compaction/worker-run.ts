@@ -7,7 +7,7 @@ import type { Storage } from '../../storage/index.ts';
 import { PackedUnsupported } from '../../parquet/packed.ts';
 import { mergeToParquet, type MergeJob, type MergeOutput } from './merge-op.ts';
 import { encodingStage, type StageMessage } from './two-stage.ts';
-import { fromWire, serveStorage, uriPrefixOf, type WireError } from './worker-wire.ts';
+import { fromWire, PREFETCH_LIMIT, serveStorage, uriPrefixOf, type WireError } from './worker-wire.ts';
 
 /** 'auto': a worker when the bundled worker file is there, in-process if the worker cannot run; 'always': a worker or an error; 'never': in-process. */
 export type FileGroupWorkers = 'auto' | 'always' | 'never';
@@ -44,7 +44,9 @@ class WorkerFailure extends Error {}
 
 function runInWorker(url: URL, storage: Storage, job: MergeJob, inputBytes: number, twoStage: boolean, signal?: AbortSignal): Promise<MergeOutput> {
   const { port1, port2 } = new MessageChannel();
-  serveStorage(port1, storage);
+  // the log files whole, ahead of the worker's scan (it reads every byte of them anyway)
+  const prefetch = job.logFiles.reduce((n, f) => n + f.size, 0) <= PREFETCH_LIMIT ? job.logFiles : [];
+  serveStorage(port1, storage, prefetch);
   return new Promise<MergeOutput>((resolve, reject) => {
     let settled = false;
     const settle = (f: () => void): void => {
@@ -56,7 +58,7 @@ function runInWorker(url: URL, storage: Storage, job: MergeJob, inputBytes: numb
     let worker: Worker;
     try {
       worker = new Worker(url, {
-        workerData: { job, storagePort: port2, scheme: storage.scheme, uriPrefix: uriPrefixOf(storage), twoStage },
+        workerData: { job, storagePort: port2, scheme: storage.scheme, uriPrefix: uriPrefixOf(storage), twoStage, prefetch: prefetch.map((f) => f.path) },
         transferList: [port2],
         resourceLimits: heapLimitsFor(inputBytes),
       });

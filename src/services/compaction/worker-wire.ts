@@ -48,14 +48,32 @@ type ReadOp = (typeof READS)[number];
 
 type Request = { id: number; op: ReadOp; args: unknown[] };
 type Reply = { id: number; value?: unknown; error?: WireError };
+/** A whole file read ahead for the worker (undefined bytes: the read failed, the worker asks again). */
+type Prefetched = { prefetched: string; bytes?: Uint8Array };
+
+/** Files read ahead for a worker: whole log files up to this many bytes in all. */
+export const PREFETCH_LIMIT = 256 * 1048576;
 
 /** A fresh buffer of exactly these bytes: transferable without detaching a shared pool slab. */
 function own(b: Uint8Array): Uint8Array {
   return new Uint8Array(b);
 }
 
-/** Main thread: answers the worker's storage requests on `port` with `storage`. */
-export function serveStorage(port: MessagePort, storage: Storage): void {
+/**
+ * Main thread: answers the worker's storage requests on `port` with `storage`, and sends it the
+ * `prefetch` files whole, read at once: the worker's reads of them then never wait for this thread,
+ * which may be busy for tens of milliseconds at a time (decoding the base file).
+ */
+export function serveStorage(port: MessagePort, storage: Storage, prefetch: { path: string; size: number }[] = []): void {
+  for (const { path, size } of prefetch) {
+    storage.readRange(path, 0, size).then(
+      (b) => {
+        const bytes = own(b);
+        port.postMessage({ prefetched: path, bytes } satisfies Prefetched, [bytes.buffer as ArrayBuffer]);
+      },
+      () => port.postMessage({ prefetched: path } satisfies Prefetched),
+    );
+  }
   port.on('message', (req: Request) => {
     if (!(READS as readonly string[]).includes(req.op)) {
       port.postMessage({ id: req.id, error: toWire(new TblError('bug', `compaction worker asked for storage.${req.op}`)) } satisfies Reply);
@@ -87,11 +105,25 @@ export function uriPrefixOf(storage: Storage): string {
   return storage.uri('/').slice(0, -1);
 }
 
-/** Worker thread: a read-only Storage whose calls are made by the main thread. */
-export function storageOverPort(port: MessagePort, scheme: string, uriPrefix: string): Storage {
+/**
+ * Worker thread: a read-only Storage whose calls are made by the main thread; ranges of the
+ * `prefetch` files are views of the whole file the main thread sends (a failed or short read ahead
+ * falls back to asking).
+ */
+export function storageOverPort(port: MessagePort, scheme: string, uriPrefix: string, prefetch: string[] = []): Storage {
   let next = 0;
   const waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
-  port.on('message', (r: Reply) => {
+  const ahead = new Map<string, { bytes: Promise<Uint8Array | undefined>; arrived: (b: Uint8Array | undefined) => void }>();
+  for (const path of prefetch) {
+    let arrived!: (b: Uint8Array | undefined) => void;
+    const bytes = new Promise<Uint8Array | undefined>((resolve) => (arrived = resolve));
+    ahead.set(path, { bytes, arrived });
+  }
+  port.on('message', (r: Reply | Prefetched) => {
+    if ('prefetched' in r) {
+      ahead.get(r.prefetched)?.arrived(r.bytes);
+      return;
+    }
     const w = waiting.get(r.id);
     if (!w) return;
     waiting.delete(r.id);
@@ -112,7 +144,11 @@ export function storageOverPort(port: MessagePort, scheme: string, uriPrefix: st
     stat: (path) => call('stat', path),
     exists: (path) => call('exists', path),
     readFile: (path) => call('readFile', path),
-    readRange: (path, offset, length) => call('readRange', path, offset, length),
+    readRange: async (path, offset, length) => {
+      const b = await ahead.get(path)?.bytes;
+      if (b && offset >= 0 && length >= 0 && offset + length <= b.length) return b.subarray(offset, offset + length);
+      return call('readRange', path, offset, length);
+    },
     contentSummary: (path) => call('contentSummary', path),
     writeNew: readOnly('writeNew'),
     append: readOnly('append'),

@@ -13,10 +13,12 @@ export interface WorkerInput {
   scheme: string;
   uriPrefix: string;
   twoStage?: boolean;
+  /** files the main thread sends whole (storageOverPort) */
+  prefetch?: string[];
 }
 
 const input = workerData as WorkerInput;
-const storage = storageOverPort(input.storagePort, input.scheme, input.uriPrefix);
+const storage = storageOverPort(input.storagePort, input.scheme, input.uriPrefix, input.prefetch);
 const port = parentPort!;
 try {
   if (input.twoStage) {
