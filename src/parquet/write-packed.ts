@@ -14,7 +14,7 @@ import { writeRleBitPackedHybrid } from 'hyparquet-writer/src/encoding.js';
 import { snappyCompress } from './snappy.ts';
 import { TblError } from '../errors/index.ts';
 import { HoodieBloomFilter } from './bloom.ts';
-import { PackedColumn, pageLocationsOf } from './packed.ts';
+import { moveBytes, PackedColumn, pageLocationsOf, viewOf } from './packed.ts';
 import { ChunkWriter, closeHoodieFile, DEFAULT_ROW_GROUP_ROWS, type HoodieParquetWriterOptions } from './write-incremental.ts';
 import { gzipLevelOf, hoodieWriterOptions, prepareHoodieSchema, RecordKeyTracker, writeFailed, type HoodieParquetFile, type ParquetCodec } from './write.ts';
 
@@ -313,22 +313,18 @@ function plainBytes(col: PackedColumn, from: number, to: number): Uint8Array {
   let size = 0;
   for (let i = from; i < to; i++) if (!nulls[i]) size += 4 + o[i + 1]! - o[i]!;
   const out = new Uint8Array(size);
+  const ov = viewOf(out);
+  const dv = col.view();
   let at = 0;
   for (let i = from; i < to; i++) {
     if (nulls[i]) continue;
     const s = o[i]!;
-    const e = o[i + 1]!;
-    const len = e - s;
-    out[at] = len & 0xff;
-    out[at + 1] = (len >>> 8) & 0xff;
-    out[at + 2] = (len >>> 16) & 0xff;
-    out[at + 3] = len >>> 24;
+    const len = o[i + 1]! - s;
+    ov.setUint32(at, len, true);
     at += 4;
-    if (len <= 64) for (let k = s; k < e; k++) out[at++] = d[k]!;
-    else {
-      out.set(d.subarray(s, e), at);
-      at += len;
-    }
+    if (len <= 64) moveBytes(d, dv, s, out, ov, at, len);
+    else out.set(d.subarray(s, s + len), at);
+    at += len;
   }
   return out;
 }
