@@ -4,6 +4,7 @@
 // the compaction bench), and compaction looks base keys up by their bytes, never decoding them.
 import { decodeAvroRecord } from '../logfile/index.ts';
 import type { Ordering } from './ordering.ts';
+import { equalBytes, hashBytes, moveBytes, viewOf } from '../util/byte-spans.ts';
 import type { MergeConfig } from './config.ts';
 import { deltaReplaces, type Row } from './scan.ts';
 
@@ -15,12 +16,6 @@ export interface AvroSource {
 
 const utf8 = new TextEncoder();
 const text = new TextDecoder();
-
-function hashSpan(d: Uint8Array, s: number, e: number): number {
-  let h = 0x811c9dc5;
-  for (let i = s; i < e; i++) h = Math.imul(h ^ d[i]!, 0x01000193);
-  return h | 0;
-}
 
 function grow<T extends Int32Array | Uint8Array>(a: T, need: number): T {
   if (a.length >= need) return a;
@@ -77,6 +72,17 @@ export class BlockRecords {
     return i === 0 ? 0 : this.keyEnd[i - 1]!;
   }
 
+  private kv: DataView | undefined;
+  private kvOf: Uint8Array | undefined;
+  /** A DataView over keys (made again when keys grew). */
+  keysView(): DataView {
+    if (this.kvOf !== this.keys) {
+      this.kv = viewOf(this.keys);
+      this.kvOf = this.keys;
+    }
+    return this.kv!;
+  }
+
   /** A record whose key is bytes [s, e) of `from` (an Avro string's UTF-8 bytes). */
   addBytes(from: Uint8Array, s: number, e: number, ordering: Ordering, deleted: boolean, start: number, end: number): void {
     const i = this.next(ordering, deleted, start, end);
@@ -131,25 +137,23 @@ export class LogIndex {
     return id === 0 ? 0 : this.keyEnds[id - 1]!;
   }
 
-  private probe(d: Uint8Array, s: number, e: number, h: number): number {
+  private kv = viewOf(this.keyBytes);
+
+  private probe(d: Uint8Array, dv: DataView, s: number, e: number, h: number): number {
     const t = this.table;
-    const k = this.keyBytes;
     const len = e - s;
     for (let slot = h & this.mask; ; slot = (slot + 1) & this.mask) {
       const j = t[2 * slot + 1]! - 1;
       if (j < 0) return -1 - slot;
       if (t[2 * slot] !== h) continue;
       const ks = j === 0 ? 0 : this.keyEnds[j - 1]!;
-      if (this.keyEnds[j]! - ks !== len) continue;
-      let x = 0;
-      while (x < len && k[ks + x] === d[s + x]) x++;
-      if (x === len) return j;
+      if (this.keyEnds[j]! - ks === len && equalBytes(this.keyBytes, this.kv, ks, d, dv, s, len)) return j;
     }
   }
 
-  /** The entry whose key is the UTF-8 bytes [s, e) of d, or -1. */
-  find(d: Uint8Array, s: number, e: number): number {
-    const j = this.probe(d, s, e, hashSpan(d, s, e));
+  /** The entry whose key is the UTF-8 bytes [s, e) of d (dv: its view), or -1. */
+  find(d: Uint8Array, dv: DataView, s: number, e: number): number {
+    const j = this.probe(d, dv, s, e, hashBytes(d, dv, s, e));
     return j < 0 ? -1 : j;
   }
 
@@ -158,7 +162,7 @@ export class LogIndex {
     if (!wellFormed(key)) return this.odd.get(key) ?? -1;
     if (this.scratch.length < 3 * key.length) this.scratch = new Uint8Array(3 * key.length);
     const n = utf8.encodeInto(key, this.scratch).written;
-    return this.find(this.scratch, 0, n);
+    return this.find(this.scratch, viewOf(this.scratch), 0, n);
   }
 
   key(id: number): string {
@@ -227,8 +231,11 @@ export class LogIndex {
       this.matched = grow(this.matched, n);
     }
     const at = this.keyStart(id);
-    this.keyBytes = grow(this.keyBytes, at + e - s);
-    this.keyBytes.set(b.keys.subarray(s, e), at);
+    if (this.keyBytes.length < at + e - s) {
+      this.keyBytes = grow(this.keyBytes, at + e - s);
+      this.kv = viewOf(this.keyBytes);
+    }
+    moveBytes(b.keys, b.keysView(), s, this.keyBytes, this.kv, at, e - s);
     this.keyEnds[id] = at + e - s;
     this.set(id, b, i);
     return id;
@@ -268,8 +275,9 @@ export class LogIndex {
     }
     const s = b.keyStart(i);
     const e = b.keyEnd[i]!;
-    const h = hashSpan(b.keys, s, e);
-    const j = this.probe(b.keys, s, e, h);
+    const kv = b.keysView();
+    const h = hashBytes(b.keys, kv, s, e);
+    const j = this.probe(b.keys, kv, s, e, h);
     if (j >= 0) {
       if (deltaReplaces(this.deletes[j] === 1, this.orderings[j]!, b.deleted[i] === 1, b.orderings[i]!, config)) this.set(j, b, i);
       return;

@@ -7,23 +7,9 @@ import type { ColumnChunk, Compressors, ParquetType, SchemaElement } from 'hypar
 import { parquetHeader } from 'hyparquet/src/column.js';
 import { decompressPage } from 'hyparquet/src/datapage.js';
 import { readRleBitPackedHybrid } from 'hyparquet/src/encoding.js';
+import { moveBytes, viewOf } from '../util/byte-spans.ts';
 
 const ENCODER = new TextEncoder();
-
-/** A DataView over exactly the bytes of `b` (indexes as b's). */
-export function viewOf(b: Uint8Array): DataView {
-  return new DataView(b.buffer, b.byteOffset, b.byteLength);
-}
-
-/**
- * Copies n bytes from src[s] to dst[d] (sv, dv: their views), four at a time: for the short values
- * of keys and names, ~3× a byte loop and far cheaper than subarray + set.
- */
-export function moveBytes(src: Uint8Array, sv: DataView, s: number, dst: Uint8Array, dv: DataView, d: number, n: number): void {
-  const end = s + n;
-  for (; s + 4 <= end; s += 4, d += 4) dv.setInt32(d, sv.getInt32(s, true), true);
-  for (; s < end; s++) dst[d++] = src[s]!;
-}
 
 /** The input needs the general (object) path: an encoding, type or layout this reader does not take. */
 export class PackedUnsupported extends Error {}

@@ -14,7 +14,8 @@ import { writeRleBitPackedHybrid } from 'hyparquet-writer/src/encoding.js';
 import { snappyCompress } from './snappy.ts';
 import { TblError } from '../errors/index.ts';
 import { HoodieBloomFilter } from './bloom.ts';
-import { moveBytes, PackedColumn, pageLocationsOf, viewOf } from './packed.ts';
+import { PackedColumn, pageLocationsOf } from './packed.ts';
+import { compareBytes, equalBytes, hashBytes, moveBytes, viewOf } from '../util/byte-spans.ts';
 import { ChunkWriter, closeHoodieFile, DEFAULT_ROW_GROUP_ROWS, type HoodieParquetWriterOptions } from './write-incremental.ts';
 import { gzipLevelOf, hoodieWriterOptions, prepareHoodieSchema, RecordKeyTracker, writeFailed, type HoodieParquetFile, type ParquetCodec } from './write.ts';
 
@@ -56,33 +57,21 @@ export function compress(codec: Codec, level: number, b: Uint8Array): Promise<Ui
 
 // ---- dictionary ----
 
-function hashSpan(d: Uint8Array, s: number, e: number): number {
-  let h = 0x811c9dc5;
-  for (let i = s; i < e; i++) h = Math.imul(h ^ d[i]!, 0x01000193);
-  return h >>> 0;
-}
-
-function spanEquals(a: Uint8Array, as: number, ae: number, b: Uint8Array, bs: number, be: number): boolean {
-  if (ae - as !== be - bs) return false;
-  for (let i = 0; i < ae - as; i++) if (a[as + i] !== b[bs + i]) return false;
-  return true;
-}
-
 /** Distinct values by content: an open-addressing table of dictionary indexes. */
 class SpanSet {
   readonly dict: PackedColumn;
   private table: Int32Array;
-  private hashes: Uint32Array;
+  private hashes: Int32Array;
   constructor(type: PackedColumn['type'], expected: number) {
     this.dict = new PackedColumn(type, 64);
     let size = 64;
     while (size < expected * 2) size <<= 1;
     this.table = new Int32Array(size).fill(-1);
-    this.hashes = new Uint32Array(64);
+    this.hashes = new Int32Array(64);
   }
-  /** The dictionary index of data[s, e), added if new. */
-  indexOf(data: Uint8Array, s: number, e: number): number {
-    const h = hashSpan(data, s, e);
+  /** The dictionary index of data[s, e) (dv: its view), added if new. */
+  indexOf(data: Uint8Array, dv: DataView, s: number, e: number): number {
+    const h = hashBytes(data, dv, s, e);
     const mask = this.table.length - 1;
     const dict = this.dict;
     for (let slot = h & mask; ; slot = (slot + 1) & mask) {
@@ -91,7 +80,7 @@ class SpanSet {
         const idx = dict.length;
         dict.appendBytes(data, s, e);
         if (idx >= this.hashes.length) {
-          const hs = new Uint32Array(this.hashes.length * 2);
+          const hs = new Int32Array(this.hashes.length * 2);
           hs.set(this.hashes);
           this.hashes = hs;
         }
@@ -100,7 +89,7 @@ class SpanSet {
         if (dict.length * 2 > this.table.length) this.rehash();
         return idx;
       }
-      if (this.hashes[j] === h && spanEquals(dict.data, dict.start(j), dict.end(j), data, s, e)) return j;
+      if (this.hashes[j] === h && dict.end(j) - dict.start(j) === e - s && equalBytes(dict.data, dict.view(), dict.start(j), data, dv, s, e - s)) return j;
     }
   }
   private rehash(): void {
@@ -119,6 +108,7 @@ class SpanSet {
 function dictionaryFor(col: PackedColumn): { dict: PackedColumn; indexes: Int32Array } | undefined {
   if (col.type === 'BOOLEAN') return undefined;
   const n = col.length;
+  const dv = col.view();
   const prefix = col.width ? 0 : 4;
   const sizeOf = (i: number) => col.end(i) - col.start(i) + prefix;
   // sample: reject columns whose sampled distinct bytes exceed 90% of the sampled bytes
@@ -134,7 +124,7 @@ function dictionaryFor(col: PackedColumn): { dict: PackedColumn; indexes: Int32A
       continue;
     }
     const before = sample.dict.length;
-    sample.indexOf(col.data, col.start(i), col.end(i));
+    sample.indexOf(col.data, dv, col.start(i), col.end(i));
     const size = sizeOf(i);
     if (sample.dict.length > before) sampleDistinct += size;
     sampleTotal += size;
@@ -156,9 +146,9 @@ function dictionaryFor(col: PackedColumn): { dict: PackedColumn; indexes: Int32A
     const s = col.start(i);
     const e = col.end(i);
     // runs of one value (commit times, partitions, the file name) skip the hash table
-    if (pi >= 0 && spanEquals(col.data, ps, pe, col.data, s, e)) indexes[i] = pi;
+    if (pi >= 0 && pe - ps === e - s && equalBytes(col.data, dv, ps, col.data, dv, s, e - s)) indexes[i] = pi;
     else {
-      indexes[i] = pi = set.indexOf(col.data, s, e);
+      indexes[i] = pi = set.indexOf(col.data, dv, s, e);
       ps = s;
       pe = e;
     }
@@ -183,15 +173,6 @@ interface Stats {
   nan_count?: bigint;
 }
 
-function cmpBytes(a: Uint8Array, as: number, ae: number, b: Uint8Array, bs: number, be: number): number {
-  const n = Math.min(ae - as, be - bs);
-  for (let i = 0; i < n; i++) {
-    const d = a[as + i]! - b[bs + i]!;
-    if (d !== 0) return d;
-  }
-  return ae - as - (be - bs);
-}
-
 /** min/max over the non-null values of `col` (or of its dictionary, which holds exactly those values). */
 function statistics(col: PackedColumn, values: PackedColumn, element: SchemaElement): Stats {
   const stats: Stats = { null_count: BigInt(col.nullCount) };
@@ -209,8 +190,8 @@ function statistics(col: PackedColumn, values: PackedColumn, element: SchemaElem
       const e = values.end(i);
       // increasing values (keys, sequence numbers) are decided by one comparison
       if (hi < 0) lo = hi = i;
-      else if (cmpBytes(d, s, e, d, values.start(hi), values.end(hi)) > 0) hi = i;
-      else if (cmpBytes(d, s, e, d, values.start(lo), values.end(lo)) < 0) lo = i;
+      else if (compareBytes(d, dv, s, e, d, dv, values.start(hi), values.end(hi)) > 0) hi = i;
+      else if (compareBytes(d, dv, s, e, d, dv, values.start(lo), values.end(lo)) < 0) lo = i;
     }
     if (lo >= 0) {
       stats.min_value = d.slice(values.start(lo), values.end(lo));
@@ -694,6 +675,7 @@ function openPackedFileAssembler(opts: PackedWriterOptions): PackedFileAssembler
     const first = keyRows;
     keyRows += col.length;
     const d = col.data;
+    const dv = col.view();
     let lo = -1;
     let hi = -1;
     let plain = true;
@@ -705,8 +687,8 @@ function openPackedFileAssembler(opts: PackedWriterOptions): PackedFileAssembler
       // UTF-8 byte order is UTF-16 order (Java's String.compareTo) unless U+E000.. or supplementary characters occur
       for (let k = s; k < e; k++) if (d[k]! >= 0xee) plain = false;
       if (hi < 0) lo = hi = i;
-      else if (cmpBytes(d, s, e, d, col.start(hi), col.end(hi)) > 0) hi = i;
-      else if (cmpBytes(d, s, e, d, col.start(lo), col.end(lo)) < 0) lo = i;
+      else if (compareBytes(d, dv, s, e, d, dv, col.start(hi), col.end(hi)) > 0) hi = i;
+      else if (compareBytes(d, dv, s, e, d, dv, col.start(lo), col.end(lo)) < 0) lo = i;
     }
     const str = (i: number) => text.decode(d.subarray(col.start(i), col.end(i)));
     const candidates = plain ? [lo, hi] : Array.from({ length: col.length }, (_, i) => i);

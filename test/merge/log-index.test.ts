@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { BlockRecords, deltaReplaces, LogIndex, mergeConfigFromProperties, type Ordering } from '../../src/merge/index.ts';
+import { viewOf } from '../../src/util/byte-spans.ts';
 
 const config = mergeConfigFromProperties({ 'hoodie.table.version': '6', 'hoodie.table.precombine.field': 'ts', 'hoodie.table.recordkey.fields': 'id' });
 const utf8 = new TextEncoder();
@@ -58,12 +59,12 @@ describe('LogIndex', () => {
           expect(index.ordering(id).values).toEqual([w.r.ts]);
           if ((key as unknown as { isWellFormed(): boolean }).isWellFormed()) {
             const kb = utf8.encode(key);
-            expect(index.find(kb, 0, kb.length)).toBe(id);
+            expect(index.find(kb, viewOf(kb), 0, kb.length)).toBe(id);
             expect([...index.keyUtf8(id)]).toEqual([...kb]);
           }
         }
         expect(index.findKey('absent')).toBe(-1);
-        expect(index.find(utf8.encode('absent'), 0, 6)).toBe(-1);
+        expect(index.find(utf8.encode('absent'), viewOf(utf8.encode('absent')), 0, 6)).toBe(-1);
       }),
     );
   });

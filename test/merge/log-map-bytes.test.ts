@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { LocalStorage } from '../../src/storage/index.ts';
 import { buildFileSystemView } from '../../src/fs-view/index.ts';
 import { mergeConfigFromProperties, scanLogMap, type LogMap, type MergeConfig, type MergeOptions } from '../../src/merge/index.ts';
+import { viewOf } from '../../src/util/byte-spans.ts';
 import { encodeAvroDataBlock, encodeAvroDataContent, encodeDeleteBlock, encodeLogBlock, encodeRollbackBlock } from '../../src/logfile/index.ts';
 import { HAVE_FIXTURES, allTableIds, catalog, coreTestData, table } from '../support/fixtures.ts';
 import { loadTestTimeline, tableProperties } from '../fs-view/support/view-timeline.ts';
@@ -27,7 +28,7 @@ function expectSameMap(bytes: LogMap, ref: LogMap): void {
     // each key found by its string and by its bytes
     expect(b.findKey(key), key).toBe(id);
     const kb = b.keyUtf8(id);
-    if ((key as unknown as { isWellFormed(): boolean }).isWellFormed()) expect(b.find(kb, 0, kb.length), key).toBe(id);
+    if ((key as unknown as { isWellFormed(): boolean }).isWellFormed()) expect(b.find(kb, viewOf(kb), 0, kb.length), key).toBe(id);
     const bo = b.ordering(id);
     const ro = r.ordering(id);
     expect(bo.values.length, key).toBe(ro.values.length);

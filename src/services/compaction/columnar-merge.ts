@@ -140,11 +140,6 @@ function rememberingReads(storage: Storage, owners: WeakMap<Uint8Array, string>)
   });
 }
 
-function hashSpan(d: Uint8Array, s: number, e: number): number {
-  let h = 0x811c9dc5;
-  for (let i = s; i < e; i++) h = Math.imul(h ^ d[i]!, 0x01000193);
-  return h >>> 0;
-}
 
 const scratch = new DataView(new ArrayBuffer(8));
 const scratchBytes = new Uint8Array(scratch.buffer);
@@ -487,7 +482,7 @@ export async function mergeInto(writer: GroupWriter, job: MergeJob, input: Colum
     let run = 0;
     const byMeta = config.populateMetaFields;
     for (let i = 0; i < n; i++) {
-      const id = byMeta && !metaKeys.nulls[i] ? index.find(metaKeys.data, metaKeys.start(i), metaKeys.end(i)) : index.findKey(mergeKeyOf(i));
+      const id = byMeta && !metaKeys.nulls[i] ? index.find(metaKeys.data, metaKeys.view(), metaKeys.start(i), metaKeys.end(i)) : index.findKey(mergeKeyOf(i));
       if (id < 0) continue;
       index.matched[id] = 1;
       const deleted = index.deleted(id);
