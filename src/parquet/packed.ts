@@ -212,7 +212,7 @@ export class PackedColumn {
       }
       const x = idx[k++]!;
       if (x < 0 || x >= dict.length) throw new Error(`dictionary index ${x} out of ${dict.length}`);
-      bytes += dict.end(x) - dict.start(x);
+      bytes += w || dict.offsets[x + 1]! - dict.offsets[x]!;
     }
     this.growBytes(bytes);
     const d = this.data;
@@ -233,12 +233,22 @@ export class PackedColumn {
         continue;
       }
       const x = idx[k++]!;
-      const s = w ? x * w : dict.offsets[x]!;
-      const n = w || dict.offsets[x + 1]! - s;
-      moveBytes(dd, ddv, s, d, dv, size, n);
-      size += n;
       nl[row] = 0;
-      if (!w) o[row + 1] = size;
+      if (w === 8) {
+        // INT64/DOUBLE as two words (bit patterns kept: no float conversion)
+        dv.setInt32(size, ddv.getInt32(8 * x, true), true);
+        dv.setInt32(size + 4, ddv.getInt32(8 * x + 4, true), true);
+        size += 8;
+      } else if (w === 4) {
+        dv.setInt32(size, ddv.getInt32(4 * x, true), true);
+        size += 4;
+      } else {
+        const s = w ? x * w : dict.offsets[x]!;
+        const n = w || dict.offsets[x + 1]! - s;
+        moveBytes(dd, ddv, s, d, dv, size, n);
+        size += n;
+        if (!w) o[row + 1] = size;
+      }
     }
     this.size = size;
     this.length = row;

@@ -135,9 +135,15 @@ function dictionaryFor(col: PackedColumn): { dict: PackedColumn; indexes: Int32A
   const indexes = new Int32Array(n);
   let total = 0;
   let nonNull = 0;
+  // the last two distinct values met: runs of one value (commit times, partitions) and runs broken
+  // by single others (a compaction's updated rows among base rows) skip the hash table
   let ps = 0;
   let pe = -1;
   let pi = -1;
+  let qs = 0;
+  let qe = -1;
+  let qi = -1;
+  const d = col.data;
   for (let i = 0; i < n; i++) {
     if (col.nulls[i]) {
       indexes[i] = -1;
@@ -145,12 +151,16 @@ function dictionaryFor(col: PackedColumn): { dict: PackedColumn; indexes: Int32A
     }
     const s = col.start(i);
     const e = col.end(i);
-    // runs of one value (commit times, partitions, the file name) skip the hash table
-    if (pi >= 0 && pe - ps === e - s && equalBytes(col.data, dv, ps, col.data, dv, s, e - s)) indexes[i] = pi;
+    if (pi >= 0 && pe - ps === e - s && equalBytes(d, dv, ps, d, dv, s, e - s)) indexes[i] = pi;
     else {
-      indexes[i] = pi = set.indexOf(col.data, dv, s, e);
+      const x = qi >= 0 && qe - qs === e - s && equalBytes(d, dv, qs, d, dv, s, e - s) ? qi : set.indexOf(d, dv, s, e);
+      indexes[i] = x;
+      qs = ps;
+      qe = pe;
+      qi = pi;
       ps = s;
       pe = e;
+      pi = x;
     }
     total += e - s;
     nonNull++;
@@ -337,13 +347,29 @@ function columnPages(col: PackedColumn, element: SchemaElement, pageSize: number
   const bounds: number[] = [0];
   let acc = 0;
   let start = 0;
-  for (let i = 0; i < n; i++) {
-    const size = col.nulls[i] ? 0 : d ? 4 : col.type === 'BOOLEAN' ? 0.125 : col.end(i) - col.start(i);
-    acc += size;
-    if (acc >= pageSize && i > start) {
-      bounds.push(i);
-      start = i;
-      acc = size;
+  const nulls = col.nulls;
+  if (col.type === 'BOOLEAN' && !d) {
+    for (let i = 0; i < n; i++) {
+      const size = nulls[i] ? 0 : 0.125;
+      acc += size;
+      if (acc >= pageSize && i > start) {
+        bounds.push(i);
+        start = i;
+        acc = size;
+      }
+    }
+  } else {
+    // integer sizes (one loop per kind: this runs over every value of every column)
+    const w = d ? 4 : col.width;
+    const o = col.offsets;
+    for (let i = 0; i < n; i++) {
+      const size = nulls[i] ? 0 : w || o[i + 1]! - o[i]!;
+      acc += size;
+      if (acc >= pageSize && i > start) {
+        bounds.push(i);
+        start = i;
+        acc = size;
+      }
     }
   }
   bounds.push(n);
@@ -356,9 +382,12 @@ function columnPages(col: PackedColumn, element: SchemaElement, pageSize: number
     let numNulls = 0;
     if (optional) {
       const levels = new Uint8Array(to - from);
-      for (let i = from; i < to; i++) {
-        levels[i - from] = col.nulls[i] ? 0 : 1;
-        numNulls += col.nulls[i]!;
+      if (col.nullCount === 0) levels.fill(1);
+      else {
+        for (let i = from; i < to; i++) {
+          levels[i - from] = nulls[i] ? 0 : 1;
+          numNulls += nulls[i]!;
+        }
       }
       writeRleBitPackedHybrid(levelWriter, levels, 1);
     }
