@@ -131,6 +131,21 @@ export class LogIndex {
   /** open addressing: [hash, entry + 1] per slot (0 = empty) */
   private table = new Int32Array(2 * 1024);
   private mask = 1023;
+  /**
+   * One bit per 2 table slots, set by the hashes of the keys: a base row whose key is not in the
+   * map (most of them) is told so by this small array instead of a probe of the large table.
+   */
+  private filter = new Uint8Array(2 * 1024 / 8);
+  private filterShift = 32 - 11;
+
+  private filterBit(h: number): number {
+    return Math.imul(h, 0x9e3779b1) >>> this.filterShift;
+  }
+
+  private mark(h: number): void {
+    const b = this.filterBit(h);
+    this.filter[b >>> 3]! |= 1 << (b & 7);
+  }
   private scratch = new Uint8Array(256);
 
   private keyStart(id: number): number {
@@ -153,7 +168,10 @@ export class LogIndex {
 
   /** The entry whose key is the UTF-8 bytes [s, e) of d (dv: its view), or -1. */
   find(d: Uint8Array, dv: DataView, s: number, e: number): number {
-    const j = this.probe(d, dv, s, e, hashBytes(d, dv, s, e));
+    const h = hashBytes(d, dv, s, e);
+    const b = this.filterBit(h);
+    if ((this.filter[b >>> 3]! & (1 << (b & 7))) === 0) return -1;
+    const j = this.probe(d, dv, s, e, h);
     return j < 0 ? -1 : j;
   }
 
@@ -245,6 +263,8 @@ export class LogIndex {
     const size = 2 * (this.mask + 1);
     const t = new Int32Array(2 * size);
     this.mask = size - 1;
+    this.filter = new Uint8Array((2 * size) / 8);
+    this.filterShift--;
     for (let slot = 0; slot < this.table.length / 2; slot++) {
       const j = this.table[2 * slot + 1]!;
       if (j === 0) continue;
@@ -253,6 +273,7 @@ export class LogIndex {
       while (t[2 * to + 1] !== 0) to = (to + 1) & this.mask;
       t[2 * to] = h;
       t[2 * to + 1] = j;
+      this.mark(h);
     }
     this.table = t;
   }
@@ -286,6 +307,7 @@ export class LogIndex {
     const id = this.add(b, i, s, e);
     this.table[2 * slot] = h;
     this.table[2 * slot + 1] = id + 1;
+    this.mark(h);
     if (2 * this.size > this.mask + 1) this.rehash();
   }
 }
