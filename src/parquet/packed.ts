@@ -47,15 +47,28 @@ export class PackedColumn {
   size = 0;
   nullCount = 0;
 
+  /**
+   * `shared`: its buffers are SharedArrayBuffers, so another thread can read the column where it is
+   * (posted as its fields; see wireColumn) instead of a copy.
+   */
   constructor(
     readonly type: ParquetType,
     capacity = 1024,
     bytesHint = 0,
+    readonly shared = false,
   ) {
     this.width = widthOf(type);
-    this.data = new Uint8Array(Math.max(64, this.width ? capacity * this.width : bytesHint || capacity * 16));
-    this.offsets = new Int32Array(this.width ? 0 : capacity + 1);
-    this.nulls = new Uint8Array(capacity);
+    this.data = this.bytes(Math.max(64, this.width ? capacity * this.width : bytesHint || capacity * 16));
+    this.offsets = this.ints(this.width ? 0 : capacity + 1);
+    this.nulls = this.bytes(capacity);
+  }
+
+  private bytes(n: number): Uint8Array {
+    return this.shared ? new Uint8Array(new SharedArrayBuffer(n)) : new Uint8Array(n);
+  }
+
+  private ints(n: number): Int32Array {
+    return this.shared ? new Int32Array(new SharedArrayBuffer(4 * n)) : new Int32Array(n);
   }
 
   /** Empties the column, keeping its buffers. */
@@ -69,11 +82,11 @@ export class PackedColumn {
     const need = this.length + extra;
     if (need <= this.nulls.length) return;
     const cap = Math.max(need, this.nulls.length * 2);
-    const nulls = new Uint8Array(cap);
+    const nulls = this.bytes(cap);
     nulls.set(this.nulls.subarray(0, this.length));
     this.nulls = nulls;
     if (!this.width) {
-      const offsets = new Int32Array(cap + 1);
+      const offsets = this.ints(cap + 1);
       offsets.set(this.offsets.subarray(0, this.length + 1));
       this.offsets = offsets;
     }
@@ -82,7 +95,7 @@ export class PackedColumn {
   private growBytes(extra: number): void {
     const need = this.size + extra;
     if (need <= this.data.length) return;
-    const data = new Uint8Array(Math.max(need, this.data.length * 2));
+    const data = this.bytes(Math.max(need, this.data.length * 2));
     data.set(this.data.subarray(0, this.size));
     this.data = data;
   }
@@ -300,6 +313,34 @@ export class PackedColumn {
     for (let i = from; i < to; i++) c += this.nulls[i]!;
     return c;
   }
+}
+
+/** A shared column as posted to another thread: its fields, the typed arrays sharing their memory there. */
+export interface WireColumn {
+  type: ParquetType;
+  length: number;
+  size: number;
+  nullCount: number;
+  data: Uint8Array;
+  offsets: Int32Array;
+  nulls: Uint8Array;
+}
+
+export function wireColumn(c: PackedColumn): WireColumn {
+  if (!c.shared) throw new Error('a column crosses threads without a copy only when shared');
+  return { type: c.type, length: c.length, size: c.size, nullCount: c.nullCount, data: c.data, offsets: c.offsets, nulls: c.nulls };
+}
+
+/** The column another thread posted (wireColumn), read where it is: valid until that thread writes it again. */
+export function columnOfWire(w: WireColumn): PackedColumn {
+  const c = new PackedColumn(w.type, 0);
+  c.data = w.data;
+  c.offsets = w.offsets;
+  c.nulls = w.nulls;
+  c.length = w.length;
+  c.size = w.size;
+  c.nullCount = w.nullCount;
+  return c;
 }
 
 // ---- reading ----

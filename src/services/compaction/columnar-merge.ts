@@ -277,13 +277,14 @@ export function baseColumnsRead(plan: FieldPlan[]): boolean[] {
 
 /**
  * Reads and decodes the base row groups in order: one read per row group (its column chunks are
- * adjacent), the next one read while this one merges; the columns' buffers reused group after group.
+ * adjacent), the next one read while this one merges; group g decoded into column set g % sets (its
+ * buffers reused: a group's columns stay valid until `sets` groups later), shared for another thread.
  */
-export function baseGroupReader(input: Pick<ColumnarInput, 'plan' | 'info' | 'file'>, path: string): BaseSource {
+export function baseGroupReader(input: Pick<ColumnarInput, 'plan' | 'info' | 'file'>, path: string, opts: { sets?: number; shared?: boolean } = {}): BaseSource {
   const { plan, info, file } = input;
   const read = baseColumnsRead(plan);
   const chunkIndex = new Map(parquetSchema(info.metadata).children.map((c, i) => [c.element.name, i]));
-  const cols: (PackedColumn | undefined)[] = plan.map((f, j) => (read[j] ? new PackedColumn(f.element.type!, 1024) : undefined));
+  const sets = Array.from({ length: opts.sets ?? 1 }, () => plan.map((f, j) => (read[j] ? new PackedColumn(f.element.type!, 1024, 0, opts.shared) : undefined)));
   const chunksOf = (rg: RowGroup) => plan.map((f, j) => (read[j] ? rg.columns[chunkIndex.get(f.name)!]! : undefined));
   const groups = info.metadata.row_groups;
   const prefetch = (g: number) => (g < groups.length ? readSpan(file, chunksOf(groups[g]!)) : undefined);
@@ -295,6 +296,7 @@ export function baseGroupReader(input: Pick<ColumnarInput, 'plan' | 'info' | 'fi
     const rg = groups[g]!;
     const n = Number(rg.num_rows);
     const chunks = chunksOf(rg);
+    const cols = sets[g % sets.length]!;
     for (const [j, f] of plan.entries()) {
       const col = cols[j];
       if (!col) continue;
@@ -319,8 +321,11 @@ export async function mergeColumnar(storage: Storage, job: MergeJob, opts: Merge
   return { bytes: f.bytes, rowCount: f.rowCount, stats: input.stats, pendingPeak: writer.pendingPeak };
 }
 
-/** Where mergeInto's row groups go: the packed writer, or a writer encoding them on another thread (two-stage.ts). */
-export type GroupWriter = Omit<HoodiePackedWriter, 'finish'>;
+/**
+ * Where mergeInto's row groups go: the packed writer, or a writer encoding them on another thread
+ * (two-stage.ts), which reads them where they are when they are `sharedColumns`.
+ */
+export type GroupWriter = Omit<HoodiePackedWriter, 'finish'> & { readonly sharedColumns?: boolean };
 
 /**
  * Merges every base row group and then the log inserts into `writer` (its groups all appended on
@@ -333,7 +338,7 @@ export async function mergeInto(writer: GroupWriter, job: MergeJob, input: Colum
   const { path } = job.baseFile!;
   const J = plan.length;
   // the writer hands back the columns of an encoded group for reuse (no fresh large buffers per group)
-  let out = plan.map((f) => new PackedColumn(f.element.type!, writer.groupRows));
+  let out = plan.map((f) => new PackedColumn(f.element.type!, writer.groupRows, 0, writer.sharedColumns));
   let outRows = 0;
   // row groups being compressed (libuv's pool) while the next one is merged
   const inFlight: Promise<void>[] = [];
@@ -347,7 +352,7 @@ export async function mergeInto(writer: GroupWriter, job: MergeJob, input: Colum
     const done = writer.writeGroup(out, v);
     done.catch(() => undefined);
     inFlight.push(done);
-    out = writer.recycle() ?? out.map((c) => new PackedColumn(c.type, writer.groupRows, c.size));
+    out = writer.recycle() ?? out.map((c) => new PackedColumn(c.type, writer.groupRows, c.size, c.shared));
     outRows = 0;
   };
   const settle = async (keep: number): Promise<void> => {

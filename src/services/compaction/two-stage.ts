@@ -1,13 +1,14 @@
 // One file group's packed merge on two threads (issue 6): the worker scans the logs and merges, this
 // thread reads and decodes the base row groups and encodes, compresses and assembles the new file.
-// Decoded base row groups and merged row groups cross in shared-memory slots (a copy of the used
-// bytes); the merged groups go to the same packed writer the one-thread merge uses, so the bytes are
+// Decoded base row groups and merged row groups cross as columns in shared memory (PackedColumn with
+// `shared`), read where they are: each side writes a column set again only once the other is done
+// with it. The merged groups go to the same packed writer the one-thread merge uses, so the bytes are
 // the same (same groups, same order, same writer). Split by stage rather than by row group: shards
 // would each scan the logs and hold the whole log map, which on two cores costs more CPU and memory
 // than the work they would share (GZIP already runs on libuv's pool).
 import { TblError } from '../../errors/index.ts';
 import type { MergeStats } from '../../merge/index.ts';
-import { PackedColumn, PackedUnsupported } from '../../parquet/packed.ts';
+import { columnOfWire, PackedColumn, PackedUnsupported, wireColumn, type WireColumn } from '../../parquet/packed.ts';
 import { readParquetMetadataFrom } from '../../parquet/read.ts';
 import { DEFAULT_ROW_GROUP_ROWS } from '../../parquet/write-incremental.ts';
 import { openHoodiePackedWriter, type BloomSeed, type HoodiePackedWriter, type VerbatimChunk } from '../../parquet/write-packed.ts';
@@ -16,66 +17,6 @@ import { asyncBufferOf, type Storage } from '../../storage/index.ts';
 import { baseGroupReader, columnarPlan, mergeInto, packedWriterOptions, prepareColumnar, type BaseGroup, type BaseSource, type GroupWriter } from './columnar-merge.ts';
 import { isCommittedBy, mergeToParquet, type MergeJob, type MergeOutput } from './merge-op.ts';
 
-/** Where a column's bytes are in a slot (a SharedArrayBuffer both threads see); null: no column. */
-export interface SlotColumn {
-  type: PackedColumn['type'];
-  length: number;
-  size: number;
-  nullCount: number;
-  data: number;
-  /** -1 for fixed-width types (no offsets) */
-  offsets: number;
-  nulls: number;
-}
-
-/**
- * Copies the columns into `slot` (a new buffer when it is too small): a memcpy of the used bytes each,
- * instead of moving the buffers to the other thread — moved buffers come back as new memory (page
- * faults, GC pressure from external allocations), which cost more than copying.
- */
-function copyToSlot(columns: (PackedColumn | undefined)[], slot: SharedArrayBuffer | undefined): { sab: SharedArrayBuffer; layout: (SlotColumn | null)[] } {
-  let need = 0;
-  const layout = columns.map((c) => {
-    if (!c) return null;
-    const data = need;
-    need += c.size;
-    need = (need + 3) & ~3;
-    const offsets = c.width ? -1 : need;
-    if (!c.width) need += 4 * (c.length + 1);
-    const nulls = need;
-    need += c.length;
-    need = (need + 3) & ~3;
-    return { type: c.type, length: c.length, size: c.size, nullCount: c.nullCount, data, offsets, nulls };
-  });
-  const sab = slot && slot.byteLength >= need ? slot : new SharedArrayBuffer(Math.ceil(need * 1.25));
-  const bytes = new Uint8Array(sab);
-  for (const [j, c] of columns.entries()) {
-    const l = layout[j];
-    if (!c || !l) continue;
-    bytes.set(c.data.subarray(0, c.size), l.data);
-    if (l.offsets >= 0) new Int32Array(sab, l.offsets, c.length + 1).set(c.offsets.subarray(0, c.length + 1));
-    bytes.set(c.nulls.subarray(0, c.length), l.nulls);
-  }
-  return { sab, layout };
-}
-
-/** The columns as views of the slot (valid until the slot is given back). */
-function columnsOfSlot(sab: SharedArrayBuffer, layout: (SlotColumn | null)[]): (PackedColumn | undefined)[] {
-  return layout.map((l) => {
-    if (!l) return undefined;
-    const c = new PackedColumn(l.type, 0);
-    Object.assign(c, {
-      data: new Uint8Array(sab, l.data, l.size),
-      offsets: l.offsets >= 0 ? new Int32Array(sab, l.offsets, l.length + 1) : new Int32Array(0),
-      nulls: new Uint8Array(sab, l.nulls, l.length),
-      length: l.length,
-      size: l.size,
-      nullCount: l.nullCount,
-    });
-    return c;
-  });
-}
-
 /** A verbatim chunk of base row group `ref`, which this thread holds (the column is the one at its position). */
 type VerbatimRef = { ref: number };
 
@@ -83,28 +24,28 @@ type VerbatimRef = { ref: number };
 export type StageMessage =
   /** the packed path runs: open the writer with this seed */
   | { start: { bloomSeed?: BloomSeed } }
-  | { group: { seq: number; slot: number; sab: SharedArrayBuffer; layout: (SlotColumn | null)[]; verbatim?: (VerbatimChunk | VerbatimRef | undefined)[] } }
-  /** the worker is done with base row group `consumed` (its slot is free) */
+  | { group: { seq: number; set: number; columns: WireColumn[]; verbatim?: (VerbatimChunk | VerbatimRef | undefined)[] } }
+  /** the worker is done with base row group `consumed` (its column set can be written again) */
   | { consumed: number }
   | { finish: { stats: MergeStats; pendingPeak: number } };
 
-/** This thread → worker: a decoded base row group; a merged group encoded (its slot free again), or compressed and appended. */
-export type StageReply = { base: { g: number; sab: SharedArrayBuffer; layout: (SlotColumn | null)[] } } | { encoded: number } | { appended: number };
+/** This thread → worker: a decoded base row group; a merged group's column set encoded (free again), or the group compressed and appended. */
+export type StageReply = { base: { g: number; columns: (WireColumn | null)[] } } | { encoded: number } | { appended: number };
 
 // ---- worker side ----
 
 /**
- * The packed merge's writer in the worker: each group is copied into a free slot and posted to the
- * encoding thread; the promise settles when that thread has compressed and appended it (the merge's
- * backpressure is unchanged). The columns are the worker's again at once, as with the packed writer.
+ * The packed merge's writer in the worker: each group's columns (shared) are posted to the encoding
+ * thread as they are; the promise settles when that thread has compressed and appended it (the
+ * merge's backpressure is unchanged). A column set is handed back by recycle() only once the encoding
+ * thread has encoded it; until then the merge fills another.
  */
 function remoteWriter(job: MergeJob, rowGroupSize: number, constants: (Uint8Array | undefined)[], refs: WeakMap<VerbatimChunk, number>, post: (m: StageMessage, transfer: ArrayBuffer[]) => void): GroupWriter & { onReply(r: StageReply): void } {
   const elements = prepareHoodieSchema(job.writerSchema).parquetSchema.slice(1);
   const waiting = new Map<number, () => void>();
-  // slots: groups posted and not yet encoded hold theirs (at most the pending groups + 1)
-  const slots: SharedArrayBuffer[] = [];
+  // column sets: those posted and not yet encoded are busy (at most the pending groups + 1)
+  const sets: PackedColumn[][] = [];
   const busy: boolean[] = [];
-  let done: PackedColumn[] | undefined;
   let seq = 0;
   let rowCount = 0;
   let pending = 0;
@@ -112,6 +53,7 @@ function remoteWriter(job: MergeJob, rowGroupSize: number, constants: (Uint8Arra
   return {
     groupRows: rowGroupSize,
     elements,
+    sharedColumns: true,
     get rowCount() {
       return rowCount;
     },
@@ -121,25 +63,24 @@ function remoteWriter(job: MergeJob, rowGroupSize: number, constants: (Uint8Arra
     writeGroup(columns, verbatim) {
       const n = columns.find((_, j) => !constants[j])?.length ?? 0;
       if (n === 0) return Promise.resolve();
-      let k = busy.indexOf(false);
-      if (k < 0) k = busy.push(false) - 1;
-      const { sab, layout } = copyToSlot(columns, slots[k]);
-      slots[k] = sab;
+      let k = sets.indexOf(columns);
+      if (k < 0) k = sets.push(columns) - 1;
       busy[k] = true;
       // chunks of a base row group the encoding thread holds go by reference
       const v = verbatim?.map((c) => (c ? (refs.has(c) ? { ref: refs.get(c)! } : { ...c, bytes: c.bytes.slice() }) : undefined));
       const transfer = (v ?? []).flatMap((c) => (c && 'bytes' in c ? [c.bytes.buffer as ArrayBuffer] : []));
       const s = seq++;
-      post({ group: { seq: s, slot: k, sab, layout, verbatim: v } }, transfer);
+      post({ group: { seq: s, set: k, columns: columns.map(wireColumn), verbatim: v } }, transfer);
       rowCount += n;
-      done = columns;
       pendingPeak = Math.max(pendingPeak, ++pending);
       return new Promise<void>((resolve) => waiting.set(s, resolve));
     },
     recycle() {
-      const c = done;
-      done = undefined;
-      c?.forEach((x) => x.reset());
+      const k = busy.indexOf(false);
+      if (k < 0) return undefined;
+      busy[k] = true;
+      const c = sets[k]!;
+      c.forEach((x) => x.reset());
       return c;
     },
     onReply(r) {
@@ -172,7 +113,7 @@ function remoteBaseSource(post: (m: StageMessage, transfer: ArrayBuffer[]) => vo
       const b = arrived.get(g)!;
       arrived.delete(g);
       return {
-        cols: columnsOfSlot(b.sab, b.layout),
+        cols: b.columns.map((w) => (w ? columnOfWire(w) : undefined)),
         chunkOf: () => {
           const v = { bytes: none, begin: 0, meta: undefined as never };
           refs.set(v, g);
@@ -218,8 +159,8 @@ export async function runMergeStage(
 // ---- this thread ----
 
 /**
- * Reads and decodes the base row groups in order into two slots, each sent once the worker has given
- * it back; verbatim chunks of a row group stay here until the worker is done with it. A base file
+ * Reads and decodes the base row groups in order into two shared column sets, each written again once
+ * the worker has given it back; verbatim chunks of a row group stay here until the worker is done with it. A base file
  * the packed path does not take sends nothing (the worker merges it whole).
  */
 function baseStage(storage: Storage, job: MergeJob, reply: (r: StageReply, transfer: ArrayBuffer[]) => void, fail: (e: unknown) => void) {
@@ -243,16 +184,13 @@ function baseStage(storage: Storage, job: MergeJob, reply: (r: StageReply, trans
       declined = true;
       return disagree();
     }
-    const read = baseGroupReader({ plan, info, file }, path);
-    const slots: SharedArrayBuffer[] = [];
+    // group g is decoded into column set g % 2, free once the worker is done with g - 2
+    const read = baseGroupReader({ plan, info, file }, path, { sets: 2, shared: true });
     for (let g = 0; g < info.metadata.row_groups.length; g++) {
-      // slot g % 2 is free once the worker is done with g - 2
       if (consumed < g - 2) await new Promise<void>((resolve) => given.set(g - 2, resolve));
       const b = await read(g);
-      const { sab, layout } = copyToSlot(b.cols, slots[g % 2]);
-      slots[g % 2] = sab;
       chunkOfs.set(g, b.chunkOf);
-      reply({ base: { g, sab, layout } }, []);
+      reply({ base: { g, columns: b.cols.map((c) => (c ? wireColumn(c) : null)) } }, []);
     }
   };
   run().catch((e: unknown) => fail(e));
@@ -290,11 +228,11 @@ export function encodingStage(storage: Storage, job: MergeJob, reply: (r: StageR
       }
       else if ('consumed' in m) base.consumed(m.consumed);
       else if ('group' in m) {
-        const { seq, slot, sab, layout, verbatim } = m.group;
+        const { seq, set, columns, verbatim } = m.group;
         const v = verbatim?.map((c, j) => (c && 'ref' in c ? base.chunkOf(c.ref, j) : c));
-        const appended = writer!.writeGroup(columnsOfSlot(sab, layout) as PackedColumn[], v);
-        // encoded now: the writer keeps copies of what it needs, the slot is the worker's again
-        reply({ encoded: slot }, []);
+        const appended = writer!.writeGroup(columns.map(columnOfWire), v);
+        // encoded now: the writer keeps copies of what it needs, the column set is the worker's again
+        reply({ encoded: set }, []);
         appended.then(() => reply({ appended: seq }, []), fail);
       } else {
         const { stats, pendingPeak } = m.finish;
