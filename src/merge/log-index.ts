@@ -36,20 +36,32 @@ function wellFormed(s: string): boolean {
  */
 export class BlockRecords {
   count = 0;
-  keys = new Uint8Array(4096);
+  keys: Uint8Array;
   private keyAt = 0;
-  keyEnd = new Int32Array(256);
+  keyEnd: Int32Array;
   /** 1: a delete without a key */
-  keyless = new Uint8Array(256);
-  deleted = new Uint8Array(256);
-  recStart = new Int32Array(256);
-  recEnd = new Int32Array(256);
+  keyless: Uint8Array;
+  deleted: Uint8Array;
+  recStart: Int32Array;
+  recEnd: Int32Array;
   orderings: Ordering[] = [];
   /** records not held as Avro bytes (parquet/HFile data blocks), by index */
   rows?: Map<number, Row>;
   /** keys without a faithful UTF-8 form, by index */
   oddKeys?: Map<number, string>;
-  constructor(readonly source: AvroSource | undefined) {}
+  /** `expected`: the block's record count when known (no growing) */
+  constructor(
+    readonly source: AvroSource | undefined,
+    expected = 256,
+  ) {
+    const n = Math.max(16, expected);
+    this.keys = new Uint8Array(16 * n);
+    this.keyEnd = new Int32Array(n);
+    this.keyless = new Uint8Array(n);
+    this.deleted = new Uint8Array(n);
+    this.recStart = new Int32Array(n);
+    this.recEnd = new Int32Array(n);
+  }
 
   private next(ordering: Ordering, deleted: boolean, start: number, end: number): number {
     const i = this.count++;
@@ -115,28 +127,46 @@ export class BlockRecords {
  */
 export class LogIndex {
   size = 0;
-  private keyBytes = new Uint8Array(1 << 16);
-  private keyEnds = new Int32Array(1024);
+  private keyBytes: Uint8Array;
+  private keyEnds: Int32Array;
   private sources: (AvroSource | undefined)[] = [];
-  private recStarts = new Int32Array(1024);
-  private recEnds = new Int32Array(1024);
-  private deletes = new Uint8Array(1024);
+  private recStarts: Int32Array;
+  private recEnds: Int32Array;
+  private deletes: Uint8Array;
   private orderings: Ordering[] = [];
   /** set by a merge when a base row with the entry's key was seen */
-  matched = new Uint8Array(1024);
+  matched: Uint8Array;
   private rows = new Map<number, Row>();
   /** keys without a faithful UTF-8 form (never met in bytes): by string */
   private odd = new Map<string, number>();
   private oddKeyOf = new Map<number, string>();
   /** open addressing: [hash, entry + 1] per slot (0 = empty) */
-  private table = new Int32Array(2 * 1024);
-  private mask = 1023;
+  private table: Int32Array;
+  private mask: number;
   /**
    * One bit per 2 table slots, set by the hashes of the keys: a base row whose key is not in the
    * map (most of them) is told so by this small array instead of a probe of the large table.
    */
-  private filter = new Uint8Array(2 * 1024 / 8);
-  private filterShift = 32 - 11;
+  private filter: Uint8Array;
+  private filterShift: number;
+
+  /** `expected`: the number of records to be merged, when known (an upper bound of the entries: no growing) */
+  constructor(expected = 0) {
+    const n = Math.max(1024, expected);
+    this.keyBytes = new Uint8Array(16 * n);
+    this.kv = viewOf(this.keyBytes);
+    this.keyEnds = new Int32Array(n);
+    this.recStarts = new Int32Array(n);
+    this.recEnds = new Int32Array(n);
+    this.deletes = new Uint8Array(n);
+    this.matched = new Uint8Array(n);
+    let slots = 1024;
+    while (slots < 2 * n) slots *= 2;
+    this.table = new Int32Array(2 * slots);
+    this.mask = slots - 1;
+    this.filter = new Uint8Array((2 * slots) / 8);
+    this.filterShift = 32 - Math.log2(2 * slots);
+  }
 
   private filterBit(h: number): number {
     return Math.imul(h, 0x9e3779b1) >>> this.filterShift;
@@ -152,7 +182,7 @@ export class LogIndex {
     return id === 0 ? 0 : this.keyEnds[id - 1]!;
   }
 
-  private kv = viewOf(this.keyBytes);
+  private kv: DataView;
 
   private probe(d: Uint8Array, dv: DataView, s: number, e: number, h: number): number {
     const t = this.table;

@@ -8,7 +8,7 @@ import { avroFieldPlan, decodeBlockContent, isDataBlock, readAvroContentHeader, 
 import type { MergeConfig } from './config.ts';
 import type { Storage } from '../storage/index.ts';
 import type { Ordering } from './ordering.ts';
-import { NATURAL } from './ordering.ts';
+import { javaClassOf, NATURAL } from './ordering.ts';
 import { collectLogBlocks, emptyStats, isDeleteRow, orderingOf, recordKeyOf, schemaTypes, type MergedSlice, type MergeOptions, type MergeStats, type Row, type SliceFiles } from './scan.ts';
 import { BlockRecords, LogIndex, type AvroSource } from './log-index.ts';
 
@@ -55,9 +55,16 @@ interface ScannedAvro {
   error?: unknown;
 }
 
-function sameValues(a: unknown[], b: unknown[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (!Object.is(a[i], b[i])) return false;
+/** orderingOf(row) has `o`'s values and classes (checked without building it: most records repeat the last one's). */
+function sameOrdering(o: Ordering, row: Row, config: MergeConfig, types: Map<string, string>): boolean {
+  const fields = config.orderingFields;
+  if (fields.length === 0) return true;
+  if (o.values.length !== fields.length) return false;
+  for (let k = 0; k < fields.length; k++) {
+    const f = fields[k]!;
+    const v = row[f] === undefined ? null : row[f];
+    if (!Object.is(v, o.values[k]) || javaClassOf(v, types.get(f)) !== o.classes[k]) return false;
+  }
   return true;
 }
 
@@ -100,7 +107,8 @@ function scanAvroBlock(content: Uint8Array, schema: string, config: MergeConfig,
   const buf = utf8View(content);
   const { contentVersion, recordCount } = readAvroContentHeader(content);
   const dv = new DataView(content.buffer, content.byteOffset, content.byteLength);
-  const records = new BlockRecords({ content, schema });
+  // (a record takes at least its 4-byte length: a corrupt count cannot size the arrays)
+  const records = new BlockRecords({ content, schema }, Math.min(recordCount, content.length >> 2));
   let error: unknown;
   const values: unknown[] = plan.names.map(() => undefined);
   // one row object holding the wanted fields the schema has; the rest stay undefined as in a decoded row
@@ -135,8 +143,12 @@ function scanAvroBlock(content: Uint8Array, schema: string, config: MergeConfig,
         continue;
       }
     }
-    const o = orderingOf(row, config, types);
-    const ordering = last && sameValues(last.values, o.values) && sameValues(last.classes, o.classes) ? last : (last = { values: o.values, classes: classLists.of(o.classes) });
+    let ordering: Ordering;
+    if (last && sameOrdering(last, row, config, types)) ordering = last;
+    else {
+      const o = orderingOf(row, config, types);
+      ordering = last = { values: o.values, classes: classLists.of(o.classes) };
+    }
     const deleted = isDeleteRow(row, config);
     if (key === undefined) records.addBytes(content, span[0]!, span[1]!, ordering, deleted, start, end);
     else records.addKey(key, ordering, deleted, start, end);
@@ -185,7 +197,7 @@ export async function scanLogMap(storage: Storage, logFiles: SliceFiles['logFile
   };
   const compact = async (path: string, block: LogBlock): Promise<BlockRecords> => {
     if (block.type === 'DELETE_BLOCK') {
-      const out = new BlockRecords(undefined);
+      const out = new BlockRecords(undefined, block.deletes?.length);
       for (const d of block.deletes ?? []) {
         const ordering: Ordering = d.recordKey === null || d.orderingVal === null ? NATURAL : { values: [d.orderingVal], classes: classLists.of([d.orderingClass]) };
         out.addKey(d.recordKey, ordering, true);
@@ -210,7 +222,7 @@ export async function scanLogMap(storage: Storage, logFiles: SliceFiles['logFile
       source = { content, schema: block.header.SCHEMA! };
       spans = recordSpans(content, records.length);
     }
-    const out = new BlockRecords(source);
+    const out = new BlockRecords(source, records.length);
     for (let i = 0; i < records.length; i++) {
       const row = records[i] as Row;
       const key = recordKeyOf(row, opts.config);
@@ -225,7 +237,9 @@ export async function scanLogMap(storage: Storage, logFiles: SliceFiles['logFile
   };
   const stack = await collectLogBlocks(storage, logFiles, opts, stats, notes, compact, byteScan ? readContent : undefined);
 
-  const index = new LogIndex();
+  let records = 0;
+  for (const { data } of stack) records += data?.count ?? 0;
+  const index = new LogIndex(records);
   for (const { path, block, data } of stack) {
     if (block.corrupt) {
       notes.push({ path, offset: block.offset, note: `corrupt block ignored: ${block.corrupt.reason}` });
