@@ -10,14 +10,16 @@ import type { ColumnChunk, Encoding, OffsetIndex, SchemaElement } from 'hyparque
 import { ParquetWriter } from 'hyparquet-writer';
 import { ByteWriter } from 'hyparquet-writer/src/bytewriter.js';
 import { writePageHeader } from 'hyparquet-writer/src/datapage.js';
-import { writeRleBitPackedHybrid } from 'hyparquet-writer/src/encoding.js';
 import { snappyCompress } from './snappy.ts';
 import { TblError } from '../errors/index.ts';
 import { HoodieBloomFilter } from './bloom.ts';
 import { PackedColumn, pageLocationsOf } from './packed.ts';
+import { rleHybrid } from './rle-hybrid.ts';
 import { compareBytes, equalBytes, hashBytes, moveBytes, viewOf } from '../util/byte-spans.ts';
 import { ChunkWriter, closeHoodieFile, DEFAULT_ROW_GROUP_ROWS, type HoodieParquetWriterOptions } from './write-incremental.ts';
 import { gzipLevelOf, hoodieWriterOptions, prepareHoodieSchema, RecordKeyTracker, writeFailed, type HoodieParquetFile, type ParquetCodec } from './write.ts';
+
+const NO_BYTES: Uint8Array = new Uint8Array(0);
 
 type Codec = 'GZIP' | 'SNAPPY' | 'UNCOMPRESSED';
 
@@ -378,8 +380,8 @@ function columnPages(col: PackedColumn, element: SchemaElement, pageSize: number
     const from = bounds[p]!;
     const to = bounds[p + 1]!;
     if (from === to) continue;
-    const levelWriter = new ByteWriter();
     let numNulls = 0;
+    let levelBytes = NO_BYTES;
     if (optional) {
       const levels = new Uint8Array(to - from);
       if (col.nullCount === 0) levels.fill(1);
@@ -389,11 +391,10 @@ function columnPages(col: PackedColumn, element: SchemaElement, pageSize: number
           numNulls += nulls[i]!;
         }
       }
-      writeRleBitPackedHybrid(levelWriter, levels, 1);
+      levelBytes = rleHybrid(levels, levels.length, 1);
     }
     let values: Uint8Array;
     if (d) {
-      const w = new ByteWriter(1024);
       const idx = new Int32Array(to - from - numNulls);
       let k = 0;
       let maxIndex = 0;
@@ -404,13 +405,11 @@ function columnPages(col: PackedColumn, element: SchemaElement, pageSize: number
         if (x > maxIndex) maxIndex = x;
       }
       const bitWidth = Math.ceil(Math.log2(maxIndex + 1));
-      w.appendUint8(bitWidth);
-      writeRleBitPackedHybrid(w, idx, bitWidth);
-      values = w.getBytes();
+      values = rleHybrid(idx, idx.length, bitWidth, bitWidth);
     } else values = plainBytes(col, from, to);
     pages.push({
       dictionary: false,
-      levels: levelWriter.getBytes(),
+      levels: levelBytes,
       values,
       numValues: to - from,
       numNulls,
@@ -713,8 +712,13 @@ function openPackedFileAssembler(opts: PackedWriterOptions): PackedFileAssembler
       const e = col.end(i);
       if (col.nulls[i] || e === s) throw new TblError('parquet', `row ${first + i} has no record key in ${p.keyField}`);
       if (first + i >= seeded) keys.bloom?.addBytes(d, s, e);
-      // UTF-8 byte order is UTF-16 order (Java's String.compareTo) unless U+E000.. or supplementary characters occur
-      for (let k = s; k < e; k++) if (d[k]! >= 0xee) plain = false;
+      // UTF-8 byte order is UTF-16 order (Java's String.compareTo) unless U+E000.. or supplementary
+      // characters occur (lead bytes ≥ 0xee; ASCII words skipped four bytes at a time)
+      if (plain) {
+        let k = s;
+        while (k + 4 <= e && (dv.getInt32(k, true) & 0x80808080) === 0) k += 4;
+        for (; k < e; k++) if (d[k]! >= 0xee) plain = false;
+      }
       if (hi < 0) lo = hi = i;
       else if (compareBytes(d, dv, s, e, d, dv, col.start(hi), col.end(hi)) > 0) hi = i;
       else if (compareBytes(d, dv, s, e, d, dv, col.start(lo), col.end(lo)) < 0) lo = i;
