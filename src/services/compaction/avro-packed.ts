@@ -61,7 +61,7 @@ export function avroPackedPlan(blockSchema: string, names: string[], types: stri
 
 class Cursor {
   constructor(
-    readonly d: Uint8Array,
+    public d: Uint8Array,
     public at: number,
   ) {}
   /** unsigned varint, up to 32 bits */
@@ -125,6 +125,18 @@ const LONG_BYTES = new Uint8Array(LONG.buffer);
 const INT = new Int32Array(1);
 const INT_BYTES = new Uint8Array(INT.buffer);
 const BOOL = new Uint8Array(1);
+// one cursor for every record (records are appended one at a time)
+const CURSOR = new Cursor(BOOL, 0);
+
+/** Column j of a record that has null there (or that `fixed` overrides): see appendAvroRecord. */
+function fill(j: number, out: PackedColumn[], defaults: (Uint8Array | (() => Uint8Array) | undefined)[], fixed: (Uint8Array | undefined)[]): void {
+  const f = fixed[j];
+  if (f === SKIP) return;
+  if (f) return out[j]!.appendBytes(f);
+  const d = defaults[j];
+  if (d === undefined) return out[j]!.appendNull();
+  out[j]!.appendBytes(typeof d === 'function' ? d() : d);
+}
 
 /**
  * Appends the record at content[start, end) to `out` per `plan`. Meta columns (`meta[j]` = default
@@ -140,15 +152,9 @@ export function appendAvroRecord(
   defaults: (Uint8Array | (() => Uint8Array) | undefined)[],
   fixed: (Uint8Array | undefined)[],
 ): void {
-  const c = new Cursor(content, start);
-  const fill = (j: number) => {
-    const f = fixed[j];
-    if (f === SKIP) return;
-    if (f) return out[j]!.appendBytes(f);
-    const d = defaults[j];
-    if (d === undefined) return out[j]!.appendNull();
-    out[j]!.appendBytes(typeof d === 'function' ? d() : d);
-  };
+  const c = CURSOR;
+  c.d = content;
+  c.at = start;
   for (const s of plan.steps) {
     const kind = s.union ? s.branches[c.zigzag32()] : s.branches[0];
     if (kind === undefined) throw new Error('Avro union branch out of range');
@@ -156,7 +162,7 @@ export function appendAvroRecord(
     const col = j >= 0 && !fixed[j] ? out[j]! : undefined;
     switch (kind) {
       case 'null':
-        if (j >= 0) fill(j);
+        if (j >= 0) fill(j, out, defaults, fixed);
         continue;
       case 'boolean':
         BOOL[0] = content[c.at++]! ? 1 : 0;
@@ -187,8 +193,8 @@ export function appendAvroRecord(
         c.at += len;
       }
     }
-    if (j >= 0 && fixed[j]) fill(j);
+    if (j >= 0 && fixed[j]) fill(j, out, defaults, fixed);
   }
-  for (const j of plan.missing) fill(j);
+  for (const j of plan.missing) fill(j, out, defaults, fixed);
   if (c.at !== end) throw new Error(`Avro record of ${end - start} bytes decoded to ${c.at - start}`);
 }
