@@ -21,6 +21,18 @@ import { gzipLevelOf, hoodieWriterOptions, prepareHoodieSchema, RecordKeyTracker
 
 const NO_BYTES: Uint8Array = new Uint8Array(0);
 
+// Scratch arrays of the encoder, reused column after column (each is consumed before the next column
+// starts): large typed arrays per page and column would otherwise make most of this thread's GC work.
+const scratch = { ints: [new Int32Array(1024), new Int32Array(1024)], levels: new Uint8Array(1024) };
+function scratchInts(k: 0 | 1, n: number): Int32Array {
+  if (scratch.ints[k]!.length < n) scratch.ints[k] = new Int32Array(n);
+  return scratch.ints[k]!.subarray(0, n);
+}
+function scratchLevels(n: number): Uint8Array {
+  if (scratch.levels.length < n) scratch.levels = new Uint8Array(n);
+  return scratch.levels.subarray(0, n);
+}
+
 type Codec = 'GZIP' | 'SNAPPY' | 'UNCOMPRESSED';
 
 function unsupportedCodec(codec: unknown): TblError {
@@ -134,7 +146,7 @@ function dictionaryFor(col: PackedColumn): { dict: PackedColumn; indexes: Int32A
   void sawNull;
   if (!sampleTotal || sampleDistinct / sampleTotal > 0.9) return undefined;
   const set = new SpanSet(col.type, 1024);
-  const indexes = new Int32Array(n);
+  const indexes = scratchInts(0, n);
   let total = 0;
   let nonNull = 0;
   // the last two distinct values met: runs of one value (commit times, partitions) and runs broken
@@ -383,7 +395,7 @@ function columnPages(col: PackedColumn, element: SchemaElement, pageSize: number
     let numNulls = 0;
     let levelBytes = NO_BYTES;
     if (optional) {
-      const levels = new Uint8Array(to - from);
+      const levels = scratchLevels(to - from);
       if (col.nullCount === 0) levels.fill(1);
       else {
         for (let i = from; i < to; i++) {
@@ -395,7 +407,7 @@ function columnPages(col: PackedColumn, element: SchemaElement, pageSize: number
     }
     let values: Uint8Array;
     if (d) {
-      const idx = new Int32Array(to - from - numNulls);
+      const idx = scratchInts(1, to - from - numNulls);
       let k = 0;
       let maxIndex = 0;
       for (let i = from; i < to; i++) {
