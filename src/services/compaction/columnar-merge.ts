@@ -247,8 +247,11 @@ export function packedWriterOptions(job: MergeJob, bloomSeed: BloomSeed | undefi
   return { schema: job.writerSchema, codec: job.codec, gzipLevel: job.gzipLevel, rowGroupSize: job.rowGroupSize, bloomSeed, constants };
 }
 
-/** Reads the base footer and scans the logs; undefined when the base file's columns need the row path. */
-export async function prepareColumnar(storage: Storage, job: MergeJob, opts: MergeOptions): Promise<ColumnarInput | undefined> {
+/**
+ * Reads the base footer and scans the logs (`scanning` called before the scan); undefined when the
+ * base file's columns need the row path.
+ */
+export async function prepareColumnar(storage: Storage, job: MergeJob, opts: MergeOptions, scanning?: () => void): Promise<ColumnarInput | undefined> {
   if (!job.baseFile) return undefined;
   const { path, size } = job.baseFile;
   const file = asyncBufferOf(storage, path, size);
@@ -256,6 +259,7 @@ export async function prepareColumnar(storage: Storage, job: MergeJob, opts: Mer
   const plan = columnarPlan(job, info.metadata);
   if (!plan) return undefined;
   const owners = new WeakMap<Uint8Array, string>();
+  scanning?.();
   const { index, stats } = await scanLogMap(rememberingReads(storage, owners), job.logFiles, opts);
   const logPathOf = (content: Uint8Array) => owners.get(content) ?? job.logFiles.map((l) => l.path).join(', ');
   return { info, file, plan, index, stats, writerOpts: packedWriterOptions(job, bloomSeedOf(job, info, plan, index)), logPathOf };

@@ -27,6 +27,8 @@ export type StageMessage =
   | { group: { seq: number; set: number; columns: WireColumn[]; verbatim?: (VerbatimChunk | VerbatimRef | undefined)[] } }
   /** the worker is done with base row group `consumed` (its column set can be written again) */
   | { consumed: number }
+  /** the worker has read the base footer, took the packed path and scans the logs */
+  | { scanning: true }
   | { finish: { stats: MergeStats; pendingPeak: number } };
 
 /** This thread → worker: a decoded base row group; a merged group's column set encoded (free again), or the group compressed and appended. */
@@ -141,7 +143,7 @@ export async function runMergeStage(
   // base row groups come from the start (decoded while the logs are scanned)
   onReply((r) => ('base' in r ? base.onBase(r.base) : writer?.onReply(r)));
   try {
-    const input = job.mergePath === 'rows' ? undefined : await prepareColumnar(storage, job, { config: job.config, isValidInstant: isCommittedBy(job.committed) });
+    const input = job.mergePath === 'rows' ? undefined : await prepareColumnar(storage, job, { config: job.config, isValidInstant: isCommittedBy(job.committed) }, () => post({ scanning: true }, []));
     if (input) {
       post({ start: { bloomSeed: input.writerOpts.bloomSeed } }, []);
       writer = remoteWriter(job, input.writerOpts.rowGroupSize ?? DEFAULT_ROW_GROUP_ROWS, input.writerOpts.constants ?? [], base.refs, post);
@@ -174,8 +176,13 @@ function baseStage(storage: Storage, job: MergeJob, reply: (r: StageReply, trans
   const disagree = (): void => {
     if (declined && packed) fail(new TblError('parquet', `base file ${job.baseFile?.path} changed while it was being compacted`, { path: job.baseFile?.path }));
   };
+  let scanStarted!: () => void;
+  const workerScanning = new Promise<void>((resolve) => (scanStarted = resolve));
   const run = async (): Promise<void> => {
     if (!job.baseFile || job.mergePath === 'rows') return;
+    // not before the worker has read the footer too and scans: this thread's decoding would hold
+    // up the worker's footer reads, which go through its event loop (~70 ms on the bench)
+    await workerScanning;
     const { path, size } = job.baseFile;
     const file = asyncBufferOf(storage, path, size);
     const info = await readParquetMetadataFrom(file, path);
@@ -195,6 +202,8 @@ function baseStage(storage: Storage, job: MergeJob, reply: (r: StageReply, trans
   };
   run().catch((e: unknown) => fail(e));
   return {
+    /** the worker has read the footer and scans the logs (its `scanning` message) */
+    scanning: () => scanStarted(),
     /** the worker took the packed path (its `start` message) */
     started(): void {
       packed = true;
@@ -227,6 +236,7 @@ export function encodingStage(storage: Storage, job: MergeJob, reply: (r: StageR
         base.started();
       }
       else if ('consumed' in m) base.consumed(m.consumed);
+      else if ('scanning' in m) base.scanning();
       else if ('group' in m) {
         const { seq, set, columns, verbatim } = m.group;
         const v = verbatim?.map((c, j) => (c && 'ref' in c ? base.chunkOf(c.ref, j) : c));
