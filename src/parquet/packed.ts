@@ -443,6 +443,31 @@ function nullFlags(levels: Int32Array | Uint8Array, maxDef: number): { nulls: Ui
   return { nulls, nullCount };
 }
 
+/**
+ * A v1 page's definition levels (length-prefixed RLE, bit width 1) when they are one run of 1s over
+ * all `rows` (no nulls, what writers emit for a column without them): skipped, true. Else nothing read.
+ */
+function skipAllPresent(r: Reader, rows: number): boolean {
+  const v = r.view;
+  const at = r.offset;
+  if (at + 4 > v.byteLength) return false;
+  const len = v.getUint32(at, true);
+  let p = at + 4;
+  const end = p + len;
+  if (end > v.byteLength) return false;
+  let header = 0;
+  for (let shift = 0; p < end && shift < 35; shift += 7) {
+    const b = v.getUint8(p++);
+    header += (b & 0x7f) * 2 ** shift;
+    if (b < 0x80) {
+      if (header % 2 !== 0 || header / 2 !== rows || p + 1 !== end || v.getUint8(p) !== 1) return false;
+      r.offset = end;
+      return true;
+    }
+  }
+  return false;
+}
+
 /** [begin, end) of a column chunk in its file (dictionary page included). */
 export function chunkSpan(chunk: ColumnChunk): { begin: number; end: number } {
   const md = chunk.meta_data!;
@@ -513,11 +538,13 @@ export function readPackedChunkBytes(bytes: Uint8Array, chunk: ColumnChunk, elem
       count = pageRows;
       if (maxDef) {
         if (h.definition_level_encoding !== 'RLE') throw new PackedUnsupported(`definition level encoding ${h.definition_level_encoding}`);
-        const levels = ints(pageRows);
-        readRleBitPackedHybrid(pr, 1, levels);
-        const f = nullFlags(levels, maxDef);
-        nulls = f.nulls;
-        count -= f.nullCount;
+        if (!skipAllPresent(pr, pageRows)) {
+          const levels = ints(pageRows);
+          readRleBitPackedHybrid(pr, 1, levels);
+          const f = nullFlags(levels, maxDef);
+          nulls = f.nulls;
+          count -= f.nullCount;
+        }
       }
       encoding = h.encoding;
     } else if (header.type === 'DATA_PAGE_V2') {
@@ -526,7 +553,8 @@ export function readPackedChunkBytes(bytes: Uint8Array, chunk: ColumnChunk, elem
       const levelBytes = h.definition_levels_byte_length;
       pageRows = h.num_values;
       count = pageRows - h.num_nulls;
-      if (maxDef && levelBytes) {
+      // no nulls: every level is maxDef, nothing to read
+      if (maxDef && levelBytes && h.num_nulls > 0) {
         const levels = ints(pageRows);
         readRleBitPackedHybrid({ view: new DataView(compressed.buffer, compressed.byteOffset, levelBytes), offset: 0 }, 1, levels, levelBytes);
         nulls = nullFlags(levels, maxDef).nulls;
