@@ -4,7 +4,7 @@
 // the compaction bench), and compaction looks base keys up by their bytes, never decoding them.
 import { decodeAvroRecord } from '../logfile/index.ts';
 import type { Ordering } from './ordering.ts';
-import { equalBytes, hashBytes, moveBytes, viewOf } from '../util/byte-spans.ts';
+import { equalBytes, hashBytes, moveBytes, viewOf, ViewCache } from '../util/byte-spans.ts';
 import type { MergeConfig } from './config.ts';
 import { deltaReplaces, type Row } from './scan.ts';
 
@@ -84,15 +84,10 @@ export class BlockRecords {
     return i === 0 ? 0 : this.keyEnd[i - 1]!;
   }
 
-  private kv: DataView | undefined;
-  private kvOf: Uint8Array | undefined;
+  private readonly views = new ViewCache();
   /** A DataView over keys (made again when keys grew). */
   keysView(): DataView {
-    if (this.kvOf !== this.keys) {
-      this.kv = viewOf(this.keys);
-      this.kvOf = this.keys;
-    }
-    return this.kv!;
+    return this.views.get(this.keys);
   }
 
   /** A record whose key is bytes [s, e) of `from` (an Avro string's UTF-8 bytes). */

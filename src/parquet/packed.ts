@@ -7,7 +7,7 @@ import type { ColumnChunk, Compressors, ParquetType, SchemaElement } from 'hypar
 import { parquetHeader } from 'hyparquet/src/column.js';
 import { decompressPage } from 'hyparquet/src/datapage.js';
 import { readRleBitPackedHybrid } from 'hyparquet/src/encoding.js';
-import { moveBytes, viewOf } from '../util/byte-spans.ts';
+import { moveBytes, ViewCache, viewOf } from '../util/byte-spans.ts';
 
 const ENCODER = new TextEncoder();
 
@@ -100,15 +100,10 @@ export class PackedColumn {
     this.data = data;
   }
 
-  private dv: DataView | undefined;
-  private dvOf: Uint8Array | undefined;
-  /** A DataView over data (made again only when data was replaced: one identity check per call). */
+  private readonly views = new ViewCache();
+  /** A DataView over data (made again only when data was replaced). */
   view(): DataView {
-    if (this.dvOf !== this.data) {
-      this.dv = viewOf(this.data);
-      this.dvOf = this.data;
-    }
-    return this.dv!;
+    return this.views.get(this.data);
   }
 
   /** Start (inclusive) and end (exclusive) of value i's bytes. */

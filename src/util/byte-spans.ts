@@ -7,6 +7,19 @@ export function viewOf(b: Uint8Array): DataView {
   return new DataView(b.buffer, b.byteOffset, b.byteLength);
 }
 
+/** A DataView of the array last asked for, made again only for another array (one identity check). */
+export class ViewCache {
+  private view: DataView | undefined;
+  private of: Uint8Array | undefined;
+  get(b: Uint8Array): DataView {
+    if (this.of !== b) {
+      this.view = viewOf(b);
+      this.of = b;
+    }
+    return this.view!;
+  }
+}
+
 /** Copies n bytes from src[s] to dst[d]. */
 export function moveBytes(src: Uint8Array, sv: DataView, s: number, dst: Uint8Array, dv: DataView, d: number, n: number): void {
   const end = s + n;
