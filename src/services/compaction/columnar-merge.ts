@@ -140,7 +140,6 @@ function rememberingReads(storage: Storage, owners: WeakMap<Uint8Array, string>)
   });
 }
 
-
 const scratch = new DataView(new ArrayBuffer(8));
 const scratchBytes = new Uint8Array(scratch.buffer);
 

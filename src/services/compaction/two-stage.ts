@@ -162,8 +162,8 @@ export async function runMergeStage(
 
 /**
  * Reads and decodes the base row groups in order into two shared column sets, each written again once
- * the worker has given it back; verbatim chunks of a row group stay here until the worker is done with it. A base file
- * the packed path does not take sends nothing (the worker merges it whole).
+ * the worker has given it back; verbatim chunks of a row group stay here until the worker is done with
+ * it. A base file the packed path does not take sends nothing (the worker merges it whole).
  */
 function baseStage(storage: Storage, job: MergeJob, reply: (r: StageReply, transfer: ArrayBuffer[]) => void, fail: (e: unknown) => void) {
   const chunkOfs = new Map<number, (j: number) => VerbatimChunk>();
