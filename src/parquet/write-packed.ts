@@ -118,7 +118,10 @@ class SpanSet {
   }
 }
 
-/** hyparquet-writer's useDictionary rule on packed values: the indexes per row (-1 = null), or undefined for PLAIN. */
+/**
+ * hyparquet-writer's useDictionary rule on packed values: the indexes per row (-1 = null; a scratch
+ * array, valid until the next column), or undefined for PLAIN.
+ */
 function dictionaryFor(col: PackedColumn): { dict: PackedColumn; indexes: Int32Array } | undefined {
   if (col.type === 'BOOLEAN') return undefined;
   const n = col.length;
