@@ -209,6 +209,7 @@ export class PackedColumn {
 
   /** Appends dict[idx[k]] per non-null row of a page (nulls[i] = 1 takes no index). */
   appendDictValues(dict: PackedColumn, idx: Int32Array, pageRows: number, nulls: Uint8Array | undefined): void {
+    if (dict.length === 1 && !nulls) return this.appendRepeated(dict, idx, pageRows);
     this.growRows(pageRows);
     const w = this.width;
     let bytes = 0;
@@ -266,6 +267,32 @@ export class PackedColumn {
   appendFrom(src: PackedColumn, i: number): void {
     if (src.nulls[i] === 1) this.appendNull();
     else this.appendBytes(src.data, src.start(i), src.end(i));
+  }
+
+  /**
+   * appendDictValues for a dictionary of one value and no nulls (a base file's commit time, partition
+   * path, file name): the value's bytes doubled into place, the offsets by arithmetic.
+   */
+  private appendRepeated(dict: PackedColumn, idx: Int32Array, pageRows: number): void {
+    for (let k = 0; k < pageRows; k++) if (idx[k] !== 0) throw new Error(`dictionary index ${idx[k]} out of 1`);
+    const len = dict.end(0) - dict.start(0);
+    this.growRows(pageRows);
+    this.growBytes(len * pageRows);
+    const d = this.data;
+    const from = this.size;
+    const total = len * pageRows;
+    if (total > 0) {
+      d.set(dict.data.subarray(dict.start(0), dict.end(0)), from);
+      for (let have = len; have < total; have *= 2) d.copyWithin(from + have, from, from + Math.min(have, total - have));
+    }
+    const row = this.length;
+    this.nulls.fill(0, row, row + pageRows);
+    if (!this.width) {
+      const o = this.offsets;
+      for (let i = 1; i <= pageRows; i++) o[row + i] = from + i * len;
+    }
+    this.size = from + total;
+    this.length += pageRows;
   }
 
   /** Appends values [from, to) of `src` (same type) in one copy. */

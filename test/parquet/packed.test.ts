@@ -50,13 +50,20 @@ describe('PackedColumn bulk appends', () => {
         const dict = filled(dv, fixed ? 'INT64' : 'BYTE_ARRAY');
         const idx = Int32Array.from(picks.filter((p) => p !== null).map((p) => p! % dv.length));
         const col = filled(fixed ? [new Uint8Array(8)] : [Uint8Array.from([1, 2, 3])], fixed ? 'INT64' : 'BYTE_ARRAY');
-        col.appendDictValues(dict, idx, picks.length, Uint8Array.from(picks.map((p) => (p === null ? 1 : 0))));
+        // no null flags at all when there is no null (the reader's shape for pages without nulls)
+        col.appendDictValues(dict, idx, picks.length, picks.includes(null) ? Uint8Array.from(picks.map((p) => (p === null ? 1 : 0))) : undefined);
         let k = 0;
         expect(values(col).slice(1)).toEqual(picks.map((p) => (p === null ? null : [...dv[idx[k++]!]!])));
         // a fixed-width null holds zero bytes
         if (fixed) picks.forEach((p, i) => p === null && expect([...col.data.subarray(col.start(i + 1), col.end(i + 1))]).toEqual([0, 0, 0, 0, 0, 0, 0, 0]));
       }),
     );
+  });
+
+  it('a dictionary of one value: every index must be 0', () => {
+    const dict = filled([Uint8Array.from([1, 2, 3])]);
+    const col = new PackedColumn('BYTE_ARRAY');
+    expect(() => col.appendDictValues(dict, Int32Array.from([0, 1]), 2, undefined)).toThrow(/dictionary index 1 out of 1/);
   });
 
   it('appendRange copies values [from, to) of another column, nulls and offsets included', () => {
