@@ -213,15 +213,10 @@ export class LogIndex {
     return this.oddKeyOf.get(id) ?? text.decode(this.keyBytes.subarray(this.keyStart(id), this.keyEnds[id]!));
   }
 
-  /** The key's UTF-8 bytes (a view, valid while the index lives). */
-  keyBytesOf(id: number): Uint8Array {
-    return this.keyBytes.subarray(this.keyStart(id), this.keyEnds[id]!);
-  }
-
-  /** The key's UTF-8 bytes to write (a view for a key held as bytes). */
+  /** The key's UTF-8 bytes to write (for a key held as bytes, a view valid while the index lives). */
   keyUtf8(id: number): Uint8Array {
     const odd = this.oddKeyOf.get(id);
-    return odd === undefined ? this.keyBytesOf(id) : utf8.encode(odd);
+    return odd === undefined ? this.keyBytes.subarray(this.keyStart(id), this.keyEnds[id]!) : utf8.encode(odd);
   }
 
   deleted(id: number): boolean {

@@ -335,7 +335,7 @@ export type GroupWriter = Omit<HoodiePackedWriter, 'finish'> & { readonly shared
  * return); base row groups from `source` (default: read and decoded here).
  */
 export async function mergeInto(writer: GroupWriter, job: MergeJob, input: ColumnarInput, source?: BaseSource): Promise<void> {
-  const { plan, info, file, index, stats, logPathOf } = input;
+  const { plan, info, index, stats, logPathOf } = input;
   const seeded = input.writerOpts.bloomSeed !== undefined;
   const { config } = job;
   const { path } = job.baseFile!;
