@@ -57,7 +57,7 @@ const { startWebHdfsServer } = await import(pathToFileURL(join(out, 'server.js')
 
 // --- a synthetic table: real hoodie.properties and commit JSON, INSTANTS completed commits ----
 const fixtureZip = join(repo, '../shared/fixtures/hudi-rs');
-const cache = join(tmpdir(), 'tblcli-fixtures');
+const cache = join(repo, 'node_modules/.cache/tblcli-fixtures');
 const { readdirSync } = await import('node:fs');
 const src = existsSync(cache) && readdirSync(cache).find((d) => d.startsWith('sample_table__cow__v6_nonpartitioned-'));
 if (!src) {

@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, openSync, closeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build } from 'esbuild';
+import { bundleForTest } from '../support/bundle.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
@@ -13,9 +13,9 @@ let dir: string;
 let lib: string;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'tblcli-stdio-'));
-  lib = join(dir, 'stdio.mjs');
-  await build({ entryPoints: [join(ROOT, 'commands/stdio.ts')], bundle: true, platform: 'node', format: 'esm', target: 'node20', outfile: lib, logLevel: 'error' });
+  const b = await bundleForTest('commands/stdio.ts', 'stdio.mjs');
+  dir = b.dir;
+  lib = b.path;
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -6,8 +6,6 @@
 import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { build } from 'esbuild';
 import { parquetMetadata } from 'hyparquet';
 import { parquetWriteBuffer } from 'hyparquet-writer';
 import { ByteWriter } from 'hyparquet-writer/src/bytewriter.js';
@@ -23,15 +21,13 @@ import { fileGroupThreadsFor } from '../../src/services/compaction/execute.ts';
 import { runCompaction, scheduleCompaction } from '../../src/services/index.ts';
 import { LocalStorage } from '../../src/storage/index.ts';
 import { openTable } from '../../src/table/index.ts';
+import { bundleForTest } from '../support/bundle.ts';
 import { HAVE_FIXTURES, tableFresh } from '../support/fixtures.ts';
 
 let url: URL;
 
 beforeAll(async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'tblcli-two-stage-'));
-  const outfile = join(dir, 'compaction-worker.mjs');
-  await build({ entryPoints: [new URL('../../src/services/compaction/worker.ts', import.meta.url).pathname], bundle: true, platform: 'node', format: 'esm', target: 'node20', outfile, logLevel: 'error', packages: 'external' });
-  url = pathToFileURL(outfile);
+  url = (await bundleForTest('src/services/compaction/worker.ts', 'compaction-worker.mjs', { packages: 'external' })).url;
 });
 
 const TABLE: AvroRecordSchema = {

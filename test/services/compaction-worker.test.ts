@@ -4,21 +4,17 @@
 import { cpSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { build } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { openTable } from '../../src/table/index.ts';
 import { runCompaction, scheduleCompaction } from '../../src/services/index.ts';
+import { bundleForTest } from '../support/bundle.ts';
 import { HAVE_FIXTURES, tableFresh } from '../support/fixtures.ts';
 
 const ID = 'quickstart_trips_table/mor/avro/v6_trips_8i1u';
 let workerUrl: URL;
 
 beforeAll(async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'tblcli-worker-'));
-  const outfile = join(dir, 'compaction-worker.mjs');
-  await build({ entryPoints: [new URL('../../src/services/compaction/worker.ts', import.meta.url).pathname], bundle: true, platform: 'node', format: 'esm', target: 'node20', outfile, logLevel: 'error', packages: 'external' });
-  workerUrl = pathToFileURL(outfile);
+  workerUrl = (await bundleForTest('src/services/compaction/worker.ts', 'compaction-worker.mjs', { packages: 'external' })).url;
 });
 
 /** A fresh table with a scheduled plan, copied: both copies run the same instant. */

@@ -42,7 +42,8 @@ export function catalogTable(id: string): CatalogTable {
   return t;
 }
 
-const CACHE = join(tmpdir(), 'tblcli-fixtures');
+// extracted tables are kept between runs, inside the project (the OS temp dir is per run: global-setup.ts)
+const CACHE = resolve(import.meta.dirname, '../../node_modules/.cache/tblcli-fixtures');
 
 /** Extracts (once) and returns the table base path of fixture `id` (e.g. 'sample_table/cow/v6_nonpartitioned'). */
 export function table(id: string): string {

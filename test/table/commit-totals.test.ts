@@ -6,9 +6,9 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TblError } from '../../src/errors/index.ts';
+import { bundleForTest } from '../support/bundle.ts';
 import { emptyCommitMetadata, encodeCommitMetadataJson, newWriteStat } from '../../src/metadata/index.ts';
 import { LocalStorage } from '../../src/storage/index.ts';
 import { openTable, loadCommitTotals } from '../../src/table/index.ts';
@@ -32,15 +32,9 @@ afterAll(() => {
 });
 
 beforeAll(async () => {
-  // inside the repo, so the bundle's external packages resolve from node_modules
-  const cache = join(ROOT, 'node_modules', '.cache', 'tblcli-tests');
-  mkdirSync(cache, { recursive: true });
-  const bundles = mkdtempSync(join(cache, 'totals-'));
-  made.push(bundles);
-  const outfile = join(bundles, 'totals-worker.mjs');
-  await build({ entryPoints: [join(ROOT, 'src/table/totals-worker.ts')], bundle: true, platform: 'node', format: 'esm', target: 'node20', outfile, logLevel: 'error', packages: 'external' });
-  workerUrl = pathToFileURL(outfile);
-  const broken = join(bundles, 'broken-worker.mjs');
+  const worker = await bundleForTest('src/table/totals-worker.ts', 'totals-worker.mjs', { packages: 'external' });
+  workerUrl = worker.url;
+  const broken = join(worker.dir, 'broken-worker.mjs');
   writeFileSync(broken, "throw new Error('this worker cannot start');\n");
   brokenUrl = pathToFileURL(broken);
 });
