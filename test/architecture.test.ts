@@ -23,6 +23,7 @@ const LAYER: Record<string, number> = {
   merge: 5,
   archive: 5,
   table: 6,
+  write: 6.5,
   mdt: 7,
   triage: 8,
   services: 8,

@@ -1,7 +1,6 @@
-// Table services run without Spark/Flink: compaction, with Hudi's lock, heartbeat and marker protocols.
+// Table services run without Spark/Flink, all through the shared write transaction (transaction.ts):
+// Hudi's lock, heartbeat, marker and rollback protocols, the metadata table kept in step.
 export * from './compaction/index.ts';
-export * from './lock.ts';
-export * from './heartbeat.ts';
-export * from './markers.ts';
-export * from './table-properties.ts';
-export { guardMetadataTable, hasMetadataTable, type ServiceOptions, type MetadataTableMode } from './common.ts';
+export * from '../write/index.ts';
+export { Attempt, underLock, reopen, rollbackWithMetadataTable, type ServiceOptions, type CommitSpec } from './transaction.ts';
+export { hasMetadataTable, type MetadataTableMode, type MetadataChange } from './mdt-sync.ts';

@@ -342,5 +342,20 @@ export class LocalStorage implements Storage {
     return sum;
   }
 
+  /** `file:/p`, `file:///p`, `file://localhost/p` (Hadoop writes the first form, unescaped). */
+  pathOfUri(uri: string): string | undefined {
+    const m = /^file:(?:\/\/(?:localhost)?)?(\/[^?#]*)$/i.exec(uri);
+    return m ? m[1]!.replace(/\/+/g, '/') : undefined;
+  }
+
+  async realPath(path: string): Promise<string | undefined> {
+    try {
+      return await fs.realpath(path);
+    } catch (e) {
+      if (codeOf(e) === 'not-found') return undefined;
+      throw fail('stat', path, e);
+    }
+  }
+
   async close(): Promise<void> {}
 }

@@ -105,3 +105,23 @@ export function newInstantTime(existing: Iterable<string>, zone: 'UTC' | 'LOCAL'
   }
   return t;
 }
+
+/**
+ * revertCompleteToInflight (rollback or restore of a completed instant): re-create the requested and
+ * inflight files when missing (empty), then delete the completed file. `pendingAction` is the action
+ * of the pending files (a completed compaction reverts to `compaction.inflight`).
+ */
+export async function revertCompletedToInflight(src: TimelineSource, instant: { requestedTime: string; files: { COMPLETED?: { path: string } } }, pendingAction: Action): Promise<void> {
+  const rt = instant.requestedTime;
+  for (const state of ['REQUESTED', 'INFLIGHT'] as const) {
+    const path = instantFilePath(src, rt, pendingAction, state);
+    if (!(await src.storage.exists(path))) {
+      try {
+        await src.storage.writeNew(path, EMPTY);
+      } catch (e) {
+        if (!(e instanceof StorageError && e.code === 'already-exists')) throw e;
+      }
+    }
+  }
+  if (instant.files.COMPLETED) await src.storage.delete(instant.files.COMPLETED.path);
+}

@@ -18,11 +18,10 @@ import { gzipLevelOf, HOODIE_META_FIELDS, withHoodieMetaFields, type AvroRecordS
 import { mapLimit } from '../../storage/index.ts';
 import { latestTableSchema, requireMergeOnRead, viewTimelineOf, type Table } from '../../table/index.ts';
 import type { Instant, Timeline } from '../../timeline/index.ts';
-import { completeInstant, newInstantTime, timesOnTimeline, transitionToInflight } from '../../timeline/writer.ts';
 import { joinPath } from '../../util/index.ts';
-import { guardMetadataTable, lockOf, reopen, sleep, type ServiceOptions } from '../common.ts';
-import { HEARTBEAT_DEFAULTS, heartbeatPath, isHeartbeatExpired, lastHeartbeat, startHeartbeat, type Heartbeat } from '../heartbeat.ts';
-import { createMarker, deleteMarkerDir, markerDir } from '../markers.ts';
+import { heartbeatPath, isHeartbeatExpired, lastHeartbeat } from '../../write/heartbeat.ts';
+import { deleteMarkerDir, markerDir } from '../../write/markers.ts';
+import { Attempt, expiryOf, metadataTableFor, sleep, underLock, type ServiceOptions } from '../transaction.ts';
 import { METRICS } from './plan.ts';
 import { rollbackInflightCompaction, type RollbackResult } from './rollback.ts';
 import type { CommittedInstants } from './merge-op.ts';
@@ -103,26 +102,20 @@ async function cleanupCompleted(table: Table, tl: Timeline): Promise<void> {
 }
 
 interface Claim {
+  attempt: Attempt;
   table: Table;
   instant: string;
   plan: CompactionPlan;
-  heartbeat: Heartbeat;
   rolledBack?: RollbackResult;
   metadataTableDisabled: boolean;
 }
 
 type ClaimOutcome = { claim: Claim } | { status: 'nothing-to-do' | 'already-completed'; instant?: string; metadataTableDisabled: boolean } | { busy: string; ageMs: number };
 
-function expiryOf(opts: RunOptions): number {
-  return opts.heartbeatExpiryMs ?? HEARTBEAT_DEFAULTS.intervalMs * HEARTBEAT_DEFAULTS.tolerableMisses;
-}
-
 async function claim(table: Table, opts: RunOptions): Promise<ClaimOutcome> {
   const expiry = expiryOf(opts);
-  return lockOf(table, opts)(async (lock): Promise<ClaimOutcome> => {
-    let t = await reopen(table);
-    const metadataTableDisabled = await guardMetadataTable(t, opts);
-    if (metadataTableDisabled) t = await reopen(t);
+  return underLock(table, opts, async (locked, lock): Promise<ClaimOutcome> => {
+    const { table: t, mdt, disabled: metadataTableDisabled } = await metadataTableFor(locked, opts);
     const tl = await t.timeline();
     await cleanupCompleted(t, tl);
     let candidates = tl.instants.filter((i) => isCompaction(i) && i.state !== 'COMPLETED');
@@ -145,17 +138,10 @@ async function claim(table: Table, opts: RunOptions): Promise<ClaimOutcome> {
           busy ??= { instant: i.requestedTime, ageMs: now - (await lastHeartbeat(t.storage, t.metaPath, i.requestedTime)) };
           continue;
         }
-        rolledBack = await rollbackInflightCompaction(t, i.requestedTime, plan, { ...opts, keepAlive: () => lock.keepAlive() });
+        rolledBack = await rollbackInflightCompaction(t, mdt, i.requestedTime, { ...opts, keepAlive: () => lock.keepAlive() });
       }
-      // the heartbeat exists before the inflight file, so nobody sees this attempt as dead
-      const heartbeat = await startHeartbeat(t.storage, t.metaPath, i.requestedTime, opts.heartbeatIntervalMs ?? Math.min(expiry / 4, HEARTBEAT_DEFAULTS.intervalMs));
-      try {
-        await transitionToInflight(t.timelineSource, i.requestedTime, 'compaction');
-      } catch (e) {
-        await heartbeat.stop();
-        throw e;
-      }
-      return { claim: { table: t, instant: i.requestedTime, plan, heartbeat, rolledBack, metadataTableDisabled } };
+      const attempt = await Attempt.start(t, i.requestedTime, 'compaction', mdt, opts);
+      return { claim: { attempt, table: t, instant: i.requestedTime, plan, rolledBack, metadataTableDisabled } };
     }
     if (busy) return { busy: busy.instant, ageMs: busy.ageMs };
     return { status: 'nothing-to-do', metadataTableDisabled };
@@ -179,6 +165,7 @@ function stripMeta(schema: AvroRecordSchema): AvroRecordSchema {
 
 interface OpContext {
   table: Table;
+  attempt: Attempt;
   instant: string;
   writerSchema: AvroRecordSchema;
   microsFields: string[];
@@ -247,12 +234,7 @@ async function compactOperation(ctx: OpContext, op: CompactionOperation, index: 
   if (ctx.deadline !== undefined && Date.now() > ctx.deadline) throw maxDurationError(ctx);
 
   await ctx.opts.onPoint?.('before-base-file');
-  ctx.abort.signal.throwIfAborted();
-  await createMarker(storage, basePath, instant, { partition, fileName, ioType: baseFile ? 'MERGE' : 'CREATE' });
-  await ctx.opts.onPoint?.('after-marker');
-  const path = joinPath(dir, fileName);
-  ctx.abort.signal.throwIfAborted();
-  await storage.writeNew(path, file.bytes);
+  const path = await ctx.attempt.writeFile(partition, fileName, file.bytes, baseFile ? 'MERGE' : 'CREATE', ctx.abort.signal);
   await ctx.opts.onPoint?.('after-base-file');
   const writeMs = Date.now() - writeStart;
   const count = file.rowCount;
@@ -329,6 +311,7 @@ async function execute(c: Claim, opts: RunOptions, started: number): Promise<Run
   const vt = await viewTimelineOf(table);
   const ctx: OpContext = {
     table,
+    attempt: c.attempt,
     instant,
     writerSchema: withHoodieMetaFields(tableSchema),
     microsFields: microsFields(tableSchema),
@@ -346,7 +329,7 @@ async function execute(c: Claim, opts: RunOptions, started: number): Promise<Run
     try {
       ctx.abort.signal.throwIfAborted();
       if (ctx.deadline !== undefined && Date.now() > ctx.deadline) throw maxDurationError(ctx);
-      await c.heartbeat.beat();
+      await c.attempt.heartbeat.beat();
       return { ok: await compactOperation(ctx, op, i) };
     } catch (error) {
       if (!ctx.abort.signal.aborted) ctx.abort.abort(error);
@@ -358,36 +341,11 @@ async function execute(c: Claim, opts: RunOptions, started: number): Promise<Run
   await opts.onPoint?.('before-complete');
   const metadata = compactionCommitMetadata(stats, JSON.stringify(tableSchema));
 
-  // completing must not fail on a briefly held lock: wait for it (bounded)
-  const completeLock = { ...opts, lock: { ...opts.lock, wait: true, waitTimeoutMs: opts.lock?.waitTimeoutMs ?? 120_000 } };
-  const completionTime = await lockOf(table, completeLock)(async () => {
-    // under the lock: another process that judged this attempt dead may have rolled back its files
-    // and re-claimed the instant (checked again right before completing, after the skew wait)
-    const lostBefore = await c.heartbeat.lostReason(expiryOf(opts));
-    if (lostBefore) throw lostOwnership(c, lostBefore);
-    const t = await reopen(table);
-    const tl = await t.timeline();
-    const mine = tl.find(instant).filter(isCompaction)[0];
-    if (!mine || mine.state !== 'INFLIGHT') {
-      throw new TblError('conflict', `compaction ${instant} is no longer inflight (${mine ? mine.state.toLowerCase() : 'gone'}): another process rolled it back or completed it`, { instant });
-    }
-    const layout = t.config.layoutVersion;
-    let ct: string | undefined;
-    if (layout === 2) {
-      ct = newInstantTime(timesOnTimeline(tl), t.config.timezone, (opts.now ?? (() => new Date()))());
-      await sleep(opts.clockSkewMs ?? 200);
-    }
-    const bytes = layout === 2 ? encodeCommitMetadataAvro(metadata) : encodeCommitMetadataJson(metadata, { delta: false });
-    const lost = await c.heartbeat.lostReason(expiryOf(opts));
-    if (lost) throw lostOwnership(c, lost);
-    await completeInstant(t.timelineSource, instant, 'compaction', 'commit', bytes, ct);
-    return ct;
+  const { completionTime } = await c.attempt.commit({
+    completedAction: 'commit',
+    content: (layout) => (layout === 2 ? encodeCommitMetadataAvro(metadata) : encodeCommitMetadataJson(metadata, { delta: false })),
+    mdt: { kind: 'commit', metadata },
   });
-  await opts.onPoint?.('after-complete');
-  // The compaction is complete: a failure to tidy up must not report it as failed (a leftover marker
-  // dir of a completed instant is what `tblcli orphans` quarantines).
-  await deleteMarkerDir(table.storage, table.basePath, instant).catch(() => undefined);
-  await c.heartbeat.stop().catch(() => undefined);
   return {
     status: 'completed',
     instant,
@@ -400,39 +358,6 @@ async function execute(c: Claim, opts: RunOptions, started: number): Promise<Run
     metadataTableDisabled: c.metadataTableDisabled,
     writeStats: stats,
   };
-}
-
-function lostOwnership(c: Claim, reason: string, cause?: unknown): TblError {
-  return new TblError('conflict', `compaction ${c.instant}: this attempt (${c.heartbeat.attemptId}) no longer owns the instant: ${reason}; it left the timeline alone`, {
-    instant: c.instant,
-    hint: 'another `compaction run` took it over; check `compactions show all` for its outcome',
-    cause,
-  });
-}
-
-/**
- * Error path: give the plan back right away (roll this attempt back) instead of waiting for the
- * heartbeat to expire, but only while the instant is still ours; otherwise the inflight and the
- * files belong to the attempt that took over. Returns the error to throw.
- */
-async function giveBack(table: Table, c: Claim, opts: RunOptions, e: unknown): Promise<unknown> {
-  const lockOpts = { ...opts, lock: { ...opts.lock, wait: true, waitTimeoutMs: 30_000 } };
-  let lost: string | undefined;
-  try {
-    lost = await lockOf(table, lockOpts)(async (lock) => {
-      const reason = await c.heartbeat.lostReason(expiryOf(opts));
-      if (reason) return reason;
-      const t = await reopen(table);
-      const i = (await t.timeline()).find(c.instant).filter(isCompaction)[0];
-      if (i?.state === 'INFLIGHT') await rollbackInflightCompaction(t, c.instant, c.plan, { ...opts, keepAlive: () => lock.keepAlive() });
-      return undefined;
-    });
-  } catch {
-    // the rollback is retried by the next run once the heartbeat expires
-  }
-  await c.heartbeat.stop().catch(() => undefined);
-  if (lost && !(e instanceof TblError && e.kind === 'conflict')) return lostOwnership(c, lost, e);
-  return e;
 }
 
 /** Runs one pending compaction. Throws TblError('lock-held') when the lock or the plan is taken (exit 4). */
@@ -448,7 +373,7 @@ export async function runCompaction(table: Table, opts: RunOptions = {}): Promis
         await opts.onPoint?.('after-inflight');
         return await execute(c, opts, started);
       } catch (e) {
-        throw await giveBack(table, c, opts, e);
+        throw await c.attempt.abort(e, (t, keepAlive) => rollbackInflightCompaction(t, c.attempt.mdt, c.instant, { ...opts, keepAlive }));
       }
     }
     if ('busy' in outcome) {

@@ -5,7 +5,7 @@ import { decodeCompactionPlan, type CompactionPlan } from '../../metadata/index.
 import { requireMergeOnRead, type Table } from '../../table/index.ts';
 import { deleteInstantFile } from '../../timeline/writer.ts';
 import { joinPath } from '../../util/index.ts';
-import { lockOf, reopen, type ServiceOptions } from '../common.ts';
+import { underLock, type ServiceOptions } from '../transaction.ts';
 
 export interface UnscheduleResult {
   instant: string;
@@ -14,8 +14,7 @@ export interface UnscheduleResult {
 
 export async function unscheduleCompaction(table: Table, instant: string, opts: ServiceOptions = {}): Promise<UnscheduleResult> {
   requireMergeOnRead(table);
-  return lockOf(table, opts)(async () => {
-    const t = await reopen(table);
+  return underLock(table, opts, async (t) => {
     const tl = await t.timeline();
     const i = tl.find(instant).find((x) => x.stateActions.REQUESTED === 'compaction' || x.effectiveAction === 'compaction');
     if (!i) throw new TblError('not-found', `Compaction instant ${instant} not found in ${t.uri}`, { instant, path: t.uri });

@@ -5,7 +5,7 @@ import { encodeCompactionPlan, type CompactionPlan } from '../../metadata/index.
 import { loadFileSystemView, requireMergeOnRead, type Table } from '../../table/index.ts';
 import type { Timeline } from '../../timeline/index.ts';
 import { createRequested, newInstantTime, timesOnTimeline } from '../../timeline/writer.ts';
-import { guardMetadataTable, lockOf, reopen, sleep, type ServiceOptions } from '../common.ts';
+import { metadataTableFor, sleep, underLock, type ServiceOptions } from '../transaction.ts';
 import { groupKey, planCompaction, type CompactionStrategyName, type PlanResult } from './plan.ts';
 
 export interface ScheduleOptions extends ServiceOptions {
@@ -38,13 +38,10 @@ export function deltaCommitsSinceLastCompaction(tl: Timeline): number {
 
 export async function scheduleCompaction(table: Table, opts: ScheduleOptions = {}): Promise<ScheduleResult> {
   requireMergeOnRead(table);
-  const r = await lockOf(table, opts)(async (): Promise<ScheduleResult> => {
-    let t = await reopen(table);
+  const r = await underLock(table, opts, async (locked): Promise<ScheduleResult> => {
+    let t = locked;
     let metadataTableDisabled = false;
-    if (!opts.dryRun) {
-      metadataTableDisabled = await guardMetadataTable(t, opts);
-      if (metadataTableDisabled) t = await reopen(t);
-    }
+    if (!opts.dryRun) ({ table: t, disabled: metadataTableDisabled } = await metadataTableFor(t, opts));
     const tl = await t.timeline();
     if (t.config.version < 8) {
       // 0.x: the compaction time must be earlier than every pending write (ScheduleCompactionActionExecutor)

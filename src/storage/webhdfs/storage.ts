@@ -27,6 +27,24 @@ export class WebHdfsStorage implements Storage {
     return `${this.prefix}${path.startsWith('/') ? path : `/${path}`}`;
   }
 
+  /**
+   * The HDFS path of an `hdfs://`, `webhdfs://` or `swebhdfs://` URI of this file system: its
+   * authority is the nameservice this storage was opened with, or one of its NameNode hosts (ports
+   * differ between RPC and HTTP, so hosts are compared); `hdfs:/p` has none and means the default FS.
+   */
+  pathOfUri(uri: string): string | undefined {
+    const m = /^(?:s?webhdfs|hdfs):(?:\/\/([^/?#]*))?(\/[^?#]*)$/i.exec(uri);
+    if (!m) return undefined;
+    const authority = (m[1] ?? '').toLowerCase();
+    if (authority !== '') {
+      const hostOf = (a: string) => a.replace(/^\[([^\]]*)\].*$/, '$1').replace(/:\d+$/, '').toLowerCase();
+      const own = this.prefix.replace(/^[a-z]+:\/\//i, '').toLowerCase();
+      const hosts = new Set([...own.split(','), ...this.client.cfg.endpoints.map((e) => new URL(e).host)].map(hostOf));
+      if (authority !== own && !hosts.has(hostOf(authority))) return undefined;
+    }
+    return m[2]!.replace(/\/+/g, '/');
+  }
+
   /** HTTP exchanges sent so far (NameNode + DataNode legs). */
   get requestCount(): number {
     return this.client.requestCount;
