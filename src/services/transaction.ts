@@ -122,6 +122,16 @@ export class Attempt {
     return new Attempt(t, instant, action, heartbeat, mdt, opts);
   }
 
+  /** Beats now; a lost heartbeat becomes the attempt's conflict error. */
+  async beat(): Promise<void> {
+    try {
+      await this.heartbeat.beat();
+    } catch (e) {
+      const reason = await this.lostReason().catch(() => undefined);
+      throw reason ? this.lost(reason, e) : e;
+    }
+  }
+
   /** Why this attempt no longer owns its instant, or undefined. */
   lostReason(): Promise<string | undefined> {
     return this.heartbeat.lostReason(expiryOf(this.opts));

@@ -104,7 +104,7 @@ export async function startHeartbeat(storage: Storage, metaPath: string, instant
     async beat() {
       if (failed) throw failed;
       await beat();
-      if (lost) throw new TblError('conflict', `compaction ${instant}: this attempt no longer owns the instant: ${lost}`, { instant, path: storage.uri(path) });
+      if (lost) throw new TblError('conflict', `${instant}: this attempt no longer owns the instant: ${lost}`, { instant, path: storage.uri(path) });
     },
     async lostReason(expiryMs, now = Date.now()) {
       if (lost) return lost;

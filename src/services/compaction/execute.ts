@@ -6,12 +6,9 @@ import { TblError } from '../../errors/index.ts';
 import { formatBaseFileName, formatWriteToken } from '../../fs-view/index.ts';
 import { mergeConfigFromProperties, type MergeConfig } from '../../merge/index.ts';
 import {
-  decodeCompactionPlan,
   encodeCommitMetadataAvro,
   encodeCommitMetadataJson,
   type CommitMetadata,
-  type CompactionOperation,
-  type CompactionPlan,
   type WriteStat,
 } from '../../metadata/index.ts';
 import { gzipLevelOf, HOODIE_META_FIELDS, withHoodieMetaFields, type AvroRecordSchema, type ParquetCodec } from '../../parquet/write.ts';
@@ -22,6 +19,8 @@ import { joinPath } from '../../util/index.ts';
 import { heartbeatPath, isHeartbeatExpired, lastHeartbeat } from '../../write/heartbeat.ts';
 import { deleteMarkerDir, markerDir } from '../../write/markers.ts';
 import { Attempt, expiryOf, metadataTableFor, sleep, underLock, type ServiceOptions } from '../transaction.ts';
+import { prepareMetadataTable } from '../mdt-sync.ts';
+import { checkCompactionInputs, type CompactionInputs, type ResolvedOperation } from './inputs.ts';
 import { METRICS } from './plan.ts';
 import { rollbackInflightCompaction, type RollbackResult } from './rollback.ts';
 import type { CommittedInstants } from './merge-op.ts';
@@ -84,10 +83,6 @@ function isCompaction(i: Instant): boolean {
   return i.effectiveAction === 'compaction' || i.stateActions.REQUESTED === 'compaction';
 }
 
-async function readPlan(table: Table, tl: Timeline, i: Instant): Promise<CompactionPlan> {
-  return decodeCompactionPlan(await tl.read(i, 'REQUESTED'), { path: table.storage.uri(i.files.REQUESTED!.path) });
-}
-
 /** Removes markers and heartbeats left by completed compactions (a crash right after completing). */
 async function cleanupCompleted(table: Table, tl: Timeline): Promise<void> {
   const done = (name: string) => tl.isCompleted(name) && tl.find(name).some(isCompaction);
@@ -105,46 +100,56 @@ interface Claim {
   attempt: Attempt;
   table: Table;
   instant: string;
-  plan: CompactionPlan;
+  inputs: CompactionInputs;
   rolledBack?: RollbackResult;
   metadataTableDisabled: boolean;
 }
 
 type ClaimOutcome = { claim: Claim } | { status: 'nothing-to-do' | 'already-completed'; instant?: string; metadataTableDisabled: boolean } | { busy: string; ageMs: number };
 
+/**
+ * Under the lock: the first pending plan not run by a live attempt, its inputs checked before
+ * anything is written, then (only then) the metadata-table mode applied, leftovers of completed
+ * compactions removed, a dead attempt rolled back, and the new attempt started.
+ */
 async function claim(table: Table, opts: RunOptions): Promise<ClaimOutcome> {
   const expiry = expiryOf(opts);
   return underLock(table, opts, async (locked, lock): Promise<ClaimOutcome> => {
-    const { table: t, mdt, disabled: metadataTableDisabled } = await metadataTableFor(locked, opts);
-    const tl = await t.timeline();
-    await cleanupCompleted(t, tl);
+    await prepareMetadataTable(locked, opts.metadataTable ?? 'update');
+    const tl = await locked.timeline();
     let candidates = tl.instants.filter((i) => isCompaction(i) && i.state !== 'COMPLETED');
     if (opts.instant) {
       const found = tl.find(opts.instant).filter(isCompaction);
       if (found.length === 0) {
-        throw new TblError('not-found', `Compaction instant ${opts.instant} not found in ${t.uri}`, { instant: opts.instant, path: t.uri });
+        throw new TblError('not-found', `Compaction instant ${opts.instant} not found in ${locked.uri}`, { instant: opts.instant, path: locked.uri });
       }
       // a completed instant is never redone
-      if (found.some((i) => i.state === 'COMPLETED')) return { status: 'already-completed', instant: opts.instant, metadataTableDisabled };
+      if (found.some((i) => i.state === 'COMPLETED')) {
+        await cleanupCompleted(locked, tl);
+        return { status: 'already-completed', instant: opts.instant, metadataTableDisabled: false };
+      }
       candidates = found;
     }
     let busy: { instant: string; ageMs: number } | undefined;
     for (const i of candidates) {
-      let rolledBack: RollbackResult | undefined;
-      const plan = await readPlan(t, tl, i);
       if (i.state === 'INFLIGHT') {
         const now = Date.now();
-        if (!(await isHeartbeatExpired(t.storage, t.metaPath, i.requestedTime, expiry, now))) {
-          busy ??= { instant: i.requestedTime, ageMs: now - (await lastHeartbeat(t.storage, t.metaPath, i.requestedTime)) };
+        if (!(await isHeartbeatExpired(locked.storage, locked.metaPath, i.requestedTime, expiry, now))) {
+          busy ??= { instant: i.requestedTime, ageMs: now - (await lastHeartbeat(locked.storage, locked.metaPath, i.requestedTime)) };
           continue;
         }
-        rolledBack = await rollbackInflightCompaction(t, mdt, i.requestedTime, { ...opts, keepAlive: () => lock.keepAlive() });
       }
+      const inputs = await checkCompactionInputs(locked, tl, i, () => lock.keepAlive());
+      const { table: t, mdt, disabled: metadataTableDisabled } = await metadataTableFor(locked, opts);
+      await cleanupCompleted(t, tl);
+      let rolledBack: RollbackResult | undefined;
+      if (i.state === 'INFLIGHT') rolledBack = await rollbackInflightCompaction(t, mdt, i.requestedTime, { ...opts, keepAlive: () => lock.keepAlive() });
       const attempt = await Attempt.start(t, i.requestedTime, 'compaction', mdt, opts);
-      return { claim: { attempt, table: t, instant: i.requestedTime, plan, rolledBack, metadataTableDisabled } };
+      return { claim: { attempt, table: t, instant: i.requestedTime, inputs, rolledBack, metadataTableDisabled } };
     }
+    await cleanupCompleted(locked, tl);
     if (busy) return { busy: busy.instant, ageMs: busy.ageMs };
-    return { status: 'nothing-to-do', metadataTableDisabled };
+    return { status: 'nothing-to-do', metadataTableDisabled: false };
   });
 }
 
@@ -190,15 +195,11 @@ export function fileGroupThreadsFor(running: number, encodingHere: boolean, core
   return !encodingHere && running < cores ? 2 : 1;
 }
 
-async function compactOperation(ctx: OpContext, op: CompactionOperation, index: number): Promise<WriteStat> {
+async function compactOperation(ctx: OpContext, r: ResolvedOperation, index: number): Promise<WriteStat> {
   const { table, instant } = ctx;
-  const { storage, basePath } = table;
-  const partition = op.partitionPath ?? '';
-  const fileId = op.fileId ?? '';
-  const dir = partition === '' ? basePath : joinPath(basePath, partition);
+  const { storage } = table;
+  const { op, partition, fileId, baseFile, logFiles } = r;
   const started = Date.now();
-  const baseFile = op.dataFilePath ? { path: joinPath(dir, op.dataFilePath), size: (await storage.stat(joinPath(dir, op.dataFilePath))).size } : undefined;
-  const logFiles = await Promise.all((op.deltaFilePaths ?? []).map(async (n) => ({ path: joinPath(dir, n), size: (await storage.stat(joinPath(dir, n))).size })));
   const fileName = formatBaseFileName({ fileId, writeToken: formatWriteToken(index, 0, 0), instant, ext: 'parquet' });
   const writeStart = Date.now();
   const job = {
@@ -298,8 +299,8 @@ export function compactionCommitMetadata(stats: WriteStat[], schema: string): Co
 }
 
 async function execute(c: Claim, opts: RunOptions, started: number): Promise<RunResult> {
-  const { table, instant, plan } = c;
-  const ops = plan.operations ?? [];
+  const { table, instant } = c;
+  const ops = c.inputs.operations;
   const schemaStr = (await latestTableSchema(table)).schema;
   let parsed: AvroRecordSchema;
   try {
@@ -329,7 +330,7 @@ async function execute(c: Claim, opts: RunOptions, started: number): Promise<Run
     try {
       ctx.abort.signal.throwIfAborted();
       if (ctx.deadline !== undefined && Date.now() > ctx.deadline) throw maxDurationError(ctx);
-      await c.attempt.heartbeat.beat();
+      await c.attempt.beat();
       return { ok: await compactOperation(ctx, op, i) };
     } catch (error) {
       if (!ctx.abort.signal.aborted) ctx.abort.abort(error);
