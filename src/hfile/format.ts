@@ -7,6 +7,9 @@ export const TRAILER_SIZE = 4096;
 /** magic(8) onDiskSizeWithoutHeader(4) uncompressedSizeWithoutHeader(4) prevBlockOffset(8)
  *  checksumType(1) bytesPerChecksum(4) onDiskDataSizeWithHeader(4) */
 export const BLOCK_HEADER_SIZE = 33;
+/** HBase ChecksumType.CRC32C and the default bytes per checksum chunk (HFileContext). */
+export const CHECKSUM_CRC32C = 2;
+export const BYTES_PER_CHECKSUM = 16384;
 
 export const BLOCK_MAGIC = {
   DATA: 'DATABLK*',
@@ -21,7 +24,7 @@ export const BLOCK_MAGIC = {
 export type BlockKind = keyof typeof BLOCK_MAGIC;
 
 /** HBase Compression.Algorithm ordinals (trailer field 12). */
-const CODECS = ['LZO', 'GZ', 'NONE', 'SNAPPY', 'LZ4', 'BZIP2', 'ZSTD'] as const;
+export const CODECS = ['LZO', 'GZ', 'NONE', 'SNAPPY', 'LZ4', 'BZIP2', 'ZSTD'] as const;
 export type Codec = (typeof CODECS)[number];
 
 export function hfileError(path: string, message: string, cause?: unknown): TblError {

@@ -130,7 +130,7 @@ export class HFileReader {
   private static async init(path: string, size: number, readAt: ReadAt, trailerBytes: Uint8Array): Promise<HFileReader> {
     const trailer = parseTrailer(trailerBytes, path);
     const loadOnOpen = trailer.loadOnOpenDataOffset;
-    if (loadOnOpen <= 0 || loadOnOpen > size - TRAILER_SIZE) {
+    if (loadOnOpen < 0 || loadOnOpen > size - TRAILER_SIZE) {
       throw hfileError(path, `load-on-open offset ${loadOnOpen} is outside the file (${size} bytes)`);
     }
     const tail = await readAt(loadOnOpen, size - TRAILER_SIZE - loadOnOpen);
