@@ -3,6 +3,8 @@
 import { StorageError, TblError } from '../errors/index.ts';
 import { parseBaseFileName, parseLogFileName, partitionMetafileFormat } from '../fs-view/index.ts';
 import { formatInstantTime, joinPath, parentPath, relativeTo } from '../util/index.ts';
+import { confineStorage } from '../storage/confine.ts';
+import type { Storage } from '../storage/index.ts';
 import { ORPHAN_TEXT } from './runbook.ts';
 import { openTableAt } from '../table/index.ts';
 import { dirSummary, HEARTBEAT_EXPIRY_MS, heartbeatOf, instantMs, instantStateIn, instantStateOf, type InstantState, type TableScan } from './scan.ts';
@@ -185,7 +187,16 @@ export function trashDir(scan: TableScan, run: string): string {
  * --older-than, an instant that completed since the scan, or a heartbeat that came back, is skipped.
  */
 export async function deleteOrphans(scan: TableScan, orphans: Orphan[], opts: DeleteOptions = {}): Promise<{ run: string; trash: string; results: DeleteResult[] }> {
-  const { storage, basePath, metaPath } = scan.table;
+  const { basePath, metaPath } = scan.table;
+  // every move and delete stays inside the table (or inside the outside root it was found in)
+  const storage = confineStorage(scan.table.storage, basePath);
+  const roots = new Map<string, Storage>();
+  const storageFor = (o: Orphan): Storage => {
+    if (!o.root) return storage;
+    let s = roots.get(o.root);
+    if (!s) roots.set(o.root, (s = confineStorage(scan.table.storage, o.root)));
+    return s;
+  };
   const run = opts.run ?? formatInstantTime(scan.now, 'UTC');
   const trash = trashDir(scan, run);
   const olderThan = opts.olderThanMs ?? DEFAULT_OLDER_THAN_MS;
@@ -217,9 +228,10 @@ export async function deleteOrphans(scan: TableScan, orphans: Orphan[], opts: De
       }
     }
     const abs = o.root ? o.path : joinPath(basePath, o.path);
+    const at = storageFor(o);
     let st;
     try {
-      st = await storage.stat(abs);
+      st = await at.stat(abs);
     } catch (e) {
       if (e instanceof StorageError && e.code === 'not-found') {
         skip('gone since the scan');
@@ -227,21 +239,21 @@ export async function deleteOrphans(scan: TableScan, orphans: Orphan[], opts: De
       }
       throw e;
     }
-    const newest = st.isDirectory ? (await dirSummary(storage, st)).mtimeMs : st.mtimeMs;
+    const newest = st.isDirectory ? (await dirSummary(at, st)).mtimeMs : st.mtimeMs;
     if (newest !== o.mtimeMs || now - newest < olderThan) {
       skip('modified since the scan');
       continue;
     }
     if (opts.purge) {
-      await storage.delete(abs, { recursive: true });
+      await at.delete(abs, { recursive: true });
       results.push({ path: o.path, kind: o.kind, action: 'purged', size: o.size });
       continue;
     }
     // a file outside the table goes to that directory's own trash, never into the table
     const dest = o.root ? joinPath(o.root, '.tblcli-trash', run, relativeTo(o.root, o.path) ?? o.path) : joinPath(trash, o.path);
-    await storage.mkdirs(parentPath(dest));
+    await at.mkdirs(parentPath(dest));
     try {
-      await storage.rename(abs, dest);
+      await at.rename(abs, dest);
     } catch (e) {
       throw new TblError('storage', `could not move ${storage.uri(abs)} to ${storage.uri(dest)}: ${(e as Error).message}`, { path: storage.uri(abs), cause: e });
     }

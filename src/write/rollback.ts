@@ -128,7 +128,7 @@ async function markerRequests(t: Table, instant: string): Promise<RollbackReques
   if (markers.length === 0) return undefined;
   const out: RollbackRequest[] = [];
   for (const m of markers) {
-    const path = joinPath(partitionDir(t, m.partition), m.fileName);
+    const path = resolveTableEntry(t.storage, t.basePath, m.partition === '' ? m.fileName : `${m.partition}/${m.fileName}`, { instant, source: 'marker' });
     const log = parseLogFileName(m.fileName);
     if (m.ioType !== 'APPEND' || !log || t.config.version >= 8 || log.instant === instant) {
       out.push(deleteRequest(m.partition, path));

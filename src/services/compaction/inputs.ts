@@ -44,7 +44,7 @@ async function resolveOperation(t: Table, instant: string, op: CompactionOperati
   const partition = op.partitionPath ?? '';
   const fileId = op.fileId ?? '';
   if (fileId === '' || /[/\\_]/.test(fileId)) throw planError(instant, `operation with file id ${JSON.stringify(fileId)} is not a Hudi file id`);
-  const bad = partition.startsWith('/') ? 'is absolute' : unsafeSegment(partition);
+  const bad = partition.startsWith('/') ? 'is absolute' : /^[a-zA-Z][a-zA-Z0-9+.-]*:/.test(partition) ? 'is a URI' : unsafeSegment(partition);
   if (bad) throw planError(instant, `operation ${fileId}: partition path ${JSON.stringify(partition)} ${bad}`);
   const dir = partition === '' ? t.basePath : joinPath(t.basePath, partition);
   const ctx = { instant, source: 'compaction plan', relativeTo: dir };
