@@ -9,11 +9,10 @@ import { decodeDatum } from '../metadata/index.ts';
 import { buildFileSystemView, type FileSlice } from '../fs-view/index.ts';
 import { joinPath } from '../util/index.ts';
 import { mdtViewTimeline, openMetadataTable, type MetadataTable } from './table.ts';
+import { ALL_PARTITIONS_KEY, NON_PARTITIONED_NAME } from './keys.ts';
 
 export const FILES_PARTITION = 'files';
-export const ALL_PARTITIONS_KEY = '__all_partitions__';
-/** HoodieTableMetadata.NON_PARTITIONED_NAME */
-export const NON_PARTITIONED_NAME = '.';
+export { ALL_PARTITIONS_KEY, NON_PARTITIONED_NAME };
 /** HoodieMetadataPayload METADATA_TYPE_PARTITION_LIST / METADATA_TYPE_FILE_LIST */
 export const TYPE_PARTITION_LIST = 1;
 export const TYPE_FILE_LIST = 2;

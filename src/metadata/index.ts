@@ -44,3 +44,4 @@ export {
 } from './datum.ts';
 export { jacksonPretty, type JacksonValue } from './jackson.ts';
 export { KEY_ORDER, orderedKeys, setKeyOrder, parseOrderedJson, javaHashMapOrder } from './ordered-json.ts';
+export { parseAvroSchema, decodeAvroBinary, encodeAvroBinary, branchName, recordField, type AvroNode, type AvroField, type AvroValue } from './avro-binary.ts';
