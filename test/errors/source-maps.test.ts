@@ -62,7 +62,12 @@ try { globSegmentRegex(undefined); } catch (e) { console.log(JSON.stringify([for
   });
 
   it('the npm package ships a source map beside every built chunk', () => {
-    const r = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, encoding: 'utf8' });
+    // npm's debug log and cache go to the temp dir: by default it writes a log under ~/.npm/_logs on every run
+    const npmDir = mkdtempSync(join(tmpdir(), 'npm-'));
+    const r = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts', `--logs-dir=${join(npmDir, 'logs')}`, `--cache=${join(npmDir, 'cache')}`], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    });
     expect(r.status, r.stderr).toBe(0);
     const packed = new Set((JSON.parse(r.stdout) as { files: { path: string }[] }[])[0]!.files.map((f) => f.path));
     const chunks = readdirSync(join(ROOT, 'dist')).filter((n) => n.endsWith('.js'));
