@@ -42,5 +42,6 @@ export {
   type DeleteRecord,
   type OrderingValue,
 } from './datum.ts';
+export { decodeKryoDeleteRecords } from './kryo-delete-records.ts';
 export { jacksonPretty, type JacksonValue } from './jackson.ts';
 export { KEY_ORDER, orderedKeys, setKeyOrder, parseOrderedJson, javaHashMapOrder } from './ordered-json.ts';
