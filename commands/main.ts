@@ -7,6 +7,7 @@ import { GLOBAL_OPTIONS, TABLE_OPTIONS, type CommandSpec, type OptionSpec, type 
 import { defaultStateDir } from './state.ts';
 import { commandsFor } from './registry.ts';
 import { stdStream } from './stdio.ts';
+import { mapStack } from './stack.ts';
 import { VERSION } from './version.ts';
 
 export { VERSION };
@@ -132,7 +133,7 @@ export async function runArgv(argv: string[], ctx: Ctx): Promise<number> {
       // commander already printed its message; unknown/missing things are usage errors
       return e.exitCode === 0 ? EXIT.ok : EXIT.usage;
     }
-    ctx.io.stderr(`${formatError(e, debug)}\n`);
+    ctx.io.stderr(`${formatError(e, debug, mapStack)}\n`);
     return exitCodeFor(e);
   }
 }

@@ -8,7 +8,7 @@ function esc(s: string): string {
 
 const EXIT_CODES: [string, string][] = [
   ['0', 'Success, including empty results and "nothing to do". Corrupt log blocks (show logfile), metadata-table differences (metadata validate-files) and a hoodie.properties checksum mismatch are reported as warnings on stderr and still exit 0.'],
-  ['1', 'Runtime error: unreadable table, corrupt instant file, storage failure. One line on stderr names the path or instant; --debug adds the cause chain.'],
+  ['1', 'Runtime error: unreadable table, corrupt instant file, storage failure, a command that needs another table type (compactions on a COPY_ON_WRITE table). One line on stderr names the path or instant; --debug adds the cause chain.'],
   ['2', 'Usage error: unknown command or option, missing required option, bad --sortBy column, bad --json field.'],
   ['3', 'Findings at warning level or above (doctor, collisions, orphans with --exit-code).'],
   ['4', 'Lock held: another table service holds the table lock (table services without --wait).'],

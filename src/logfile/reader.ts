@@ -38,7 +38,7 @@ export interface LogBlock {
   deletes?: DeleteRecord[];
   /** set on CORRUPT_BLOCKs (framing) and on blocks whose content could not be decoded */
   corrupt?: { reason: string };
-  /** why records were not decoded although asked (HFile without decoder, Kryo deletes, ...) */
+  /** why records were not decoded although asked (HFile without decoder, a Kryo delete of a class not decoded, ...) */
   unsupported?: string;
 }
 

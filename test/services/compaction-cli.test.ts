@@ -18,7 +18,8 @@ import { runCli } from '../support/run-cli.ts';
 
 async function cli(argv: string[], tty = false): Promise<{ code: number; out: string; err: string }> {
   const t = makeTestIO({ tty });
-  const ctx = makeCtx({ io: t.io, env: {}, now: () => new Date() });
+  // a private state dir: never the user's ~/.local/state/tblcli (a remembered `connect` there would leak in)
+  const ctx = makeCtx({ io: t.io, env: {}, now: () => new Date(), stateDir: mkdtempSync(join(tmpdir(), 'tblcli-state-')) });
   const words = argv.slice(0, 2).join(' ');
   const spec = compactionServiceSpecs.find((s) => s.name === words) as CommandSpec;
   const cmd = new Command(spec.name).exitOverride();
