@@ -118,12 +118,13 @@ export function recordField(n: AvroNode, name: string): AvroField | undefined {
 
 class Reader {
   pos = 0;
-  private readonly view: DataView;
+  private dv: DataView | undefined;
   constructor(
     readonly buf: Uint8Array,
     readonly path: string,
-  ) {
-    this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  ) {}
+  private get view(): DataView {
+    return (this.dv ??= new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.byteLength));
   }
   fail(what: string): never {
     throw new TblError('metadata', `${this.path}: truncated or corrupt Avro (${what} at byte ${this.pos})`, { path: this.path });
@@ -178,6 +179,12 @@ class Reader {
     this.pos += n;
     return out;
   }
+  utf8(n: number): string {
+    if (this.pos + n > this.buf.length) this.fail('datum runs past its end');
+    const out = utf8d.decode(this.buf.subarray(this.pos, this.pos + n));
+    this.pos += n;
+    return out;
+  }
   float(): number {
     if (this.pos + 4 > this.buf.length) this.fail('datum runs past its end');
     const v = this.view.getFloat32(this.pos, true);
@@ -203,7 +210,6 @@ class Reader {
 }
 
 const utf8d = new TextDecoder();
-const utf8e = new TextEncoder();
 
 function read(r: Reader, n: AvroNode): AvroValue {
   switch (n.kind) {
@@ -222,7 +228,7 @@ function read(r: Reader, n: AvroNode): AvroValue {
     case 'bytes':
       return r.bytes(r.length());
     case 'string':
-      return utf8d.decode(r.bytes(r.length()));
+      return r.utf8(r.length());
     case 'fixed':
       return r.bytes(n.size);
     case 'enum': {
@@ -239,7 +245,7 @@ function read(r: Reader, n: AvroNode): AvroValue {
       const out = new Map<string, AvroValue>();
       for (let c = r.blockCount(); c !== 0; c = r.blockCount()) {
         for (let i = 0; i < c; i++) {
-          const k = utf8d.decode(r.bytes(r.length()));
+          const k = r.utf8(r.length());
           out.set(k, read(r, n.values));
         }
       }
@@ -271,24 +277,41 @@ export function decodeAvroBinary(schema: AvroNode, bytes: Uint8Array, path = '<d
 
 // ---- encoding ----
 
+/** One growable buffer reused by every (synchronous) encode: a record's bytes are copied out at the end. */
 class Writer {
-  buf = new Uint8Array(256);
+  buf = Buffer.allocUnsafe(4096);
   pos = 0;
-  private view = new DataView(this.buf.buffer);
   ensure(n: number): void {
     if (this.pos + n <= this.buf.length) return;
     let cap = this.buf.length * 2;
     while (cap < this.pos + n) cap *= 2;
-    const b = new Uint8Array(cap);
-    b.set(this.buf.subarray(0, this.pos));
+    const b = Buffer.allocUnsafe(cap);
+    this.buf.copy(b, 0, 0, this.pos);
     this.buf = b;
-    this.view = new DataView(b.buffer);
+  }
+  string(s: string): void {
+    const n = Buffer.byteLength(s, 'utf8');
+    this.int(n);
+    this.ensure(n);
+    this.pos += this.buf.write(s, this.pos, 'utf8');
   }
   byte(b: number): void {
     this.ensure(1);
     this.buf[this.pos++] = b;
   }
   long(v: bigint): void {
+    if (v >= -0x8000000000000n && v < 0x8000000000000n) {
+      // |v| < 2^51: zig-zag and varint in doubles, without bigint arithmetic
+      const n = Number(v);
+      let z = n >= 0 ? n * 2 : -n * 2 - 1;
+      this.ensure(10);
+      while (z >= 0x80) {
+        this.buf[this.pos++] = (z % 0x80) | 0x80;
+        z = Math.floor(z / 0x80);
+      }
+      this.buf[this.pos++] = z;
+      return;
+    }
     let z = BigInt.asUintN(64, (v << 1n) ^ (v >> 63n));
     this.ensure(10);
     while (z >= 0x80n) {
@@ -314,43 +337,60 @@ class Writer {
   }
   float(v: number): void {
     this.ensure(4);
-    this.view.setFloat32(this.pos, v, true);
-    this.pos += 4;
+    this.pos = this.buf.writeFloatLE(v, this.pos);
   }
   double(v: number): void {
     this.ensure(8);
-    this.view.setFloat64(this.pos, v, true);
-    this.pos += 8;
+    this.pos = this.buf.writeDoubleLE(v, this.pos);
   }
 }
 
-function encodeError(path: string, msg: string): TblError {
-  return new TblError('metadata', `cannot encode ${path}: ${msg}`);
+const writer = new Writer();
+
+/** An encoding failure; the path to the value is collected on the way out (no path strings on the hot path). */
+class EncodeFail extends Error {
+  readonly segs: string[] = [];
 }
 
-function toLong(v: unknown, path: string): bigint {
+function fail(msg: string): never {
+  throw new EncodeFail(msg);
+}
+
+function child(w: Writer, n: AvroNode, v: AvroValue, seg: string): void {
+  try {
+    write(w, n, v);
+  } catch (e) {
+    if (e instanceof EncodeFail) e.segs.unshift(seg);
+    throw e;
+  }
+}
+
+const LONG_MIN = -(2n ** 63n);
+const LONG_MAX = 2n ** 63n - 1n;
+
+function toLong(v: unknown): bigint {
   if (typeof v === 'bigint') {
-    if (v < -(2n ** 63n) || v >= 2n ** 63n) throw encodeError(path, `long out of range: ${v}`);
+    if (v < LONG_MIN || v > LONG_MAX) fail(`long out of range: ${v}`);
     return v;
   }
   if (typeof v === 'number' && Number.isSafeInteger(v)) return BigInt(v);
-  throw encodeError(path, `expected a long, got ${typeof v} ${String(v)}`);
+  fail(`expected a long, got ${typeof v} ${String(v)}`);
 }
 
 /** A field default (JSON) as a value of the field's type (Avro: a union's default is of its first branch). */
-function defaultValue(f: AvroField, path: string): AvroValue {
+function defaultValue(f: AvroField): AvroValue {
   const d = f.default;
   let t = f.type;
   if (t.kind === 'union') {
     t = t.branches[0]!;
     if (t.kind === 'null') return null;
-    const v = jsonDefault(d, t, path);
+    const v = jsonDefault(d, t);
     return nullableBranch(f.type as { branches: AvroNode[] }) >= 0 ? v : { [branchName(t)]: v };
   }
-  return jsonDefault(d, t, path);
+  return jsonDefault(d, t);
 }
 
-function jsonDefault(d: unknown, t: AvroNode, path: string): AvroValue {
+function jsonDefault(d: unknown, t: AvroNode): AvroValue {
   switch (t.kind) {
     case 'null':
       return null;
@@ -369,95 +409,104 @@ function jsonDefault(d: unknown, t: AvroNode, path: string): AvroValue {
     case 'fixed':
       return Uint8Array.from(String(d), (c) => c.charCodeAt(0) & 0xff);
     case 'array':
-      return ((d as unknown[]) ?? []).map((x) => jsonDefault(x, t.items, path));
+      return ((d as unknown[]) ?? []).map((x) => jsonDefault(x, t.items));
     case 'map':
-      return new Map(Object.entries((d as Record<string, unknown>) ?? {}).map(([k, x]) => [k, jsonDefault(x, t.values, path)]));
+      return new Map(Object.entries((d as Record<string, unknown>) ?? {}).map(([k, x]) => [k, jsonDefault(x, t.values)]));
     default:
-      throw encodeError(path, `unsupported default for a ${t.kind}`);
+      fail(`unsupported default for a ${t.kind}`);
   }
 }
 
-function write(w: Writer, n: AvroNode, v: AvroValue, path: string): void {
+const fieldNameSets = new WeakMap<AvroField[], Set<string>>();
+
+function fieldNames(n: { fields: AvroField[] }): Set<string> {
+  let s = fieldNameSets.get(n.fields);
+  if (!s) fieldNameSets.set(n.fields, (s = new Set(n.fields.map((f) => f.name))));
+  return s;
+}
+
+function write(w: Writer, n: AvroNode, v: AvroValue): void {
   switch (n.kind) {
     case 'null':
-      if (v !== null && v !== undefined) throw encodeError(path, 'expected null');
+      if (v !== null && v !== undefined) fail('expected null');
       return;
     case 'boolean':
-      if (typeof v !== 'boolean') throw encodeError(path, `expected a boolean, got ${typeof v}`);
+      if (typeof v !== 'boolean') fail(`expected a boolean, got ${typeof v}`);
       w.byte(v ? 1 : 0);
       return;
     case 'int':
-      if (typeof v !== 'number' || !Number.isInteger(v) || v < -2147483648 || v > 2147483647) throw encodeError(path, `expected an int, got ${String(v)}`);
+      if (typeof v !== 'number' || !Number.isInteger(v) || v < -2147483648 || v > 2147483647) fail(`expected an int, got ${String(v)}`);
       w.int(v);
       return;
     case 'long':
-      w.long(toLong(v, path));
+      w.long(toLong(v));
       return;
     case 'float':
     case 'double':
-      if (typeof v !== 'number') throw encodeError(path, `expected a number, got ${typeof v}`);
+      if (typeof v !== 'number') fail(`expected a number, got ${typeof v}`);
       if (n.kind === 'float') w.float(v);
       else w.double(v);
       return;
     case 'bytes':
-      if (!(v instanceof Uint8Array)) throw encodeError(path, 'expected bytes');
+      if (!(v instanceof Uint8Array)) fail('expected bytes');
       w.int(v.length);
       w.raw(v);
       return;
     case 'fixed':
-      if (!(v instanceof Uint8Array) || v.length !== n.size) throw encodeError(path, `expected ${n.size} fixed bytes`);
+      if (!(v instanceof Uint8Array) || v.length !== n.size) fail(`expected ${n.size} fixed bytes`);
       w.raw(v);
       return;
     case 'string': {
-      if (typeof v !== 'string') throw encodeError(path, `expected a string, got ${typeof v}`);
-      const b = utf8e.encode(v);
-      w.int(b.length);
-      w.raw(b);
+      if (typeof v !== 'string') fail(`expected a string, got ${typeof v}`);
+      w.string(v);
       return;
     }
     case 'enum': {
       const i = n.symbols.indexOf(String(v));
-      if (i < 0) throw encodeError(path, `unknown enum symbol ${String(v)}`);
+      if (i < 0) fail(`unknown enum symbol ${String(v)}`);
       w.int(i);
       return;
     }
     case 'array': {
-      if (!Array.isArray(v)) throw encodeError(path, 'expected an array');
+      if (!Array.isArray(v)) fail('expected an array');
       if (v.length) {
         w.int(v.length);
-        v.forEach((x, i) => write(w, n.items, x, `${path}[${i}]`));
+        v.forEach((x, i) => child(w, n.items, x, `[${i}]`));
       }
       w.int(0);
       return;
     }
     case 'map': {
       const entries = v instanceof Map ? [...v.entries()] : v && typeof v === 'object' ? Object.entries(v) : undefined;
-      if (!entries) throw encodeError(path, 'expected a map');
+      if (!entries) fail('expected a map');
       if (entries.length) {
         w.int(entries.length);
         for (const [k, x] of entries) {
-          write(w, { kind: 'string' }, k, path);
-          write(w, n.values, x, `${path}[${k}]`);
+          w.string(k);
+          child(w, n.values, x, `[${k}]`);
         }
       }
       w.int(0);
       return;
     }
     case 'record': {
-      if (!v || typeof v !== 'object') throw encodeError(path, `expected a ${n.name} record`);
+      if (!v || typeof v !== 'object') fail(`expected a ${n.name} record`);
       const o = v as Record<string, unknown>;
-      for (const k of Object.keys(o)) {
-        if (o[k] !== undefined && !n.fields.some((f) => f.name === k)) {
-          throw encodeError(`${path}.${k}`, `the writer schema's ${n.name} has no field ${k}`);
+      const names = fieldNames(n);
+      for (const k in o) {
+        if (o[k] !== undefined && !names.has(k)) {
+          const e = new EncodeFail(`the writer schema's ${n.name} has no field ${k}`);
+          e.segs.push(`.${k}`);
+          throw e;
         }
       }
       for (const f of n.fields) {
         let x = o[f.name];
         if (x === undefined) {
-          if (!f.hasDefault) throw encodeError(`${path}.${f.name}`, 'missing field without default');
-          x = defaultValue(f, `${path}.${f.name}`);
+          if (!f.hasDefault) fail(`missing field ${f.name} without default`);
+          x = defaultValue(f);
         }
-        write(w, f.type, x, `${path}.${f.name}`);
+        child(w, f.type, x, `.${f.name}`);
       }
       return;
     }
@@ -465,29 +514,35 @@ function write(w: Writer, n: AvroNode, v: AvroValue, path: string): void {
       const nb = nullableBranch(n);
       if (v === null || v === undefined) {
         const i = n.branches.findIndex((b) => b.kind === 'null');
-        if (i < 0) throw encodeError(path, 'null for a union without null');
+        if (i < 0) fail('null for a union without null');
         w.int(i);
         return;
       }
       if (nb >= 0) {
         w.int(nb);
-        write(w, n.branches[nb]!, v, path);
+        write(w, n.branches[nb]!, v);
         return;
       }
       const keys = v && typeof v === 'object' && !(v instanceof Uint8Array) && !(v instanceof Map) ? Object.keys(v) : [];
-      if (keys.length !== 1) throw encodeError(path, 'a union value must be { <branch>: value }');
+      if (keys.length !== 1) fail('a union value must be { <branch>: value }');
       const name = keys[0]!;
       const i = n.branches.findIndex((b) => branchName(b) === name);
-      if (i < 0) throw encodeError(path, `the writer schema's union has no branch ${name} (has ${n.branches.map(branchName).join(', ')})`);
+      if (i < 0) fail(`the writer schema's union has no branch ${name} (has ${n.branches.map(branchName).join(', ')})`);
       w.int(i);
-      write(w, n.branches[i]!, (v as Record<string, unknown>)[name], `${path}.${name}`);
+      child(w, n.branches[i]!, (v as Record<string, unknown>)[name], `.${name}`);
       return;
     }
   }
 }
 
 export function encodeAvroBinary(schema: AvroNode, value: AvroValue, path = 'datum'): Uint8Array {
-  const w = new Writer();
-  write(w, schema, value, path);
-  return w.buf.slice(0, w.pos);
+  const w = writer;
+  w.pos = 0;
+  try {
+    write(w, schema, value);
+  } catch (e) {
+    if (e instanceof EncodeFail) throw new TblError('metadata', `cannot encode ${path}${e.segs.join('')}: ${e.message}`);
+    throw e;
+  }
+  return new Uint8Array(w.buf.subarray(0, w.pos));
 }

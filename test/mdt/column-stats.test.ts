@@ -71,7 +71,10 @@ async function statsSetup(f: MdtFixture, stored: ColumnStats[]): Promise<StatsSe
   expect(existsSync(defs)).toBe(false);
   const file = baseFiles(f.base)[0]!;
   const schema = describeParquet(parquetMetadata(footerOf(file.path))).columns;
-  return { columns: indexedColumnsFromRecords(stored.map((s) => s.columnName!), schema), encoding: 'legacy' };
+  const columns = indexedColumnsFromRecords(stored.map((s) => s.columnName!), schema);
+  // the Trino table's hoodie.metadata.index.column.stats.column.list, in schema order
+  expect(columns).toEqual(['_hoodie_commit_time', '_hoodie_record_key', '_hoodie_partition_path', 'id', 'name', 'price', 'ts', 'country']);
+  return { columns, encoding: 'legacy' };
 }
 
 const withColumnStats = fixtures.filter((f) => existsSync(join(f.base, '.hoodie', 'metadata', 'column_stats')));
