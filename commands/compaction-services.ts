@@ -10,7 +10,7 @@ const SERVICE_OPTIONS: OptionSpec[] = [
   { flags: '--wait', description: 'wait for the table lock (and for a compaction run by another process) instead of exiting 4' },
   { flags: '--wait-timeout <duration>', description: 'give up waiting after this long (e.g. 10m)', parse: parseDurationOpt },
   { flags: '--lock-expire <duration>', description: 'FileSystemBasedLockProvider expiry (hoodie.write.lock.filesystem.expire; default 1m, 0 = never)', parse: parseDurationOpt },
-  { flags: '--metadata-table <mode>', description: "table with a metadata table: 'refuse' (default) or 'disable' (clear hoodie.table.metadata.partitions, delete .hoodie/metadata)", default: 'refuse' },
+  { flags: '--metadata-table <mode>', description: "table with a metadata table: 'update' (default: kept in step in the same transaction, as Hudi does), 'disable' (clear hoodie.table.metadata.partitions, delete .hoodie/metadata) or 'refuse'", default: 'update' },
   { flags: '--verbose', description: 'report progress and the result on stderr (quiet on success otherwise)' },
 ];
 
@@ -38,11 +38,11 @@ type Services = typeof import('../src/services/index.ts');
 const services = (): Promise<Services> => import('../src/services/index.ts');
 
 function serviceOpts(ctx: Ctx, o: Opts) {
-  const mode = String(o.metadataTable ?? 'refuse');
-  if (mode !== 'refuse' && mode !== 'disable') throw new TblError('usage', `--metadata-table must be refuse or disable, got '${mode}'`);
+  const mode = String(o.metadataTable ?? 'update');
+  if (mode !== 'update' && mode !== 'refuse' && mode !== 'disable') throw new TblError('usage', `--metadata-table must be update, disable or refuse, got '${mode}'`);
   return {
     lock: { wait: o.wait === true, waitTimeoutMs: o.waitTimeout as number | undefined, expireMs: o.lockExpire as number | undefined },
-    metadataTable: mode as 'refuse' | 'disable',
+    metadataTable: mode as 'update' | 'refuse' | 'disable',
     heartbeatExpiryMs: o.heartbeatExpiry as number | undefined,
     now: ctx.now,
   };
@@ -113,7 +113,9 @@ async function run(ctx: Ctx, o: Opts, instant?: string): Promise<void> {
     durationMs: r.durationMs,
     rolledBackFiles: r.rolledBack?.deletedFiles.length ?? 0,
     rollbackInstant: r.rolledBack?.rollbackInstant ?? null,
+    warnings: r.warnings,
   };
+  for (const w of r.warnings) ctx.out.warn(w);
   if (wantsJson(o)) return ctx.out.json(summary);
   if (r.status === 'nothing-to-do') return note(ctx, o, 'NO PENDING COMPACTION TO RUN');
   if (r.status === 'already-completed') return note(ctx, o, `Compaction ${r.instant} is already completed; nothing to do`);

@@ -22,7 +22,7 @@ import { withTableLock, type LockOptions, type TableLock } from '../write/lock.t
 import { createMarker, deleteMarkerDir, type IOType } from '../write/markers.ts';
 import { rollbackInstant, type RollbackOptions, type RollbackResult } from '../write/rollback.ts';
 import { disableMetadataTable } from '../write/table-properties.ts';
-import { metadataTableChange, prepareMetadataTable, type MetadataChange, type MetadataTableMode, type MetadataTablePlan } from './mdt-sync.ts';
+import { dropMetadataPartitions, metadataTableChange, prepareMetadataTable, type MetadataChange, type MetadataTableMode, type MetadataTablePlan, type WriteKind } from './mdt-sync.ts';
 
 export type { MetadataTableMode } from './mdt-sync.ts';
 
@@ -67,18 +67,25 @@ export async function nextInstantTime(t: Table, tl: Timeline, opts: ServiceOptio
 }
 
 /**
- * The metadata-table guard every write runs under the lock before its first timeline write:
- * 'update' checks the MDT can be kept in step (and says how), 'disable' drops it the Hudi way,
- * 'refuse' fails. Returns the plan for the MDT side of the write and whether it disabled the MDT.
+ * The metadata-table step every write runs under the lock after its inputs were checked and before
+ * its first timeline write: 'update' keeps the MDT in step (dropping, the Hudi way, only partitions
+ * the action changes and tblcli cannot maintain), 'disable' drops the MDT the Hudi way, 'refuse'
+ * fails. Returns the (re-opened) table, the MDT plan, and what it did.
  */
-export async function metadataTableFor(t: Table, opts: ServiceOptions): Promise<{ table: Table; mdt?: MetadataTablePlan; disabled: boolean }> {
-  const mode = opts.metadataTable ?? 'update';
-  const plan = await prepareMetadataTable(t, mode);
+export async function metadataTableFor(
+  t: Table,
+  opts: ServiceOptions,
+  kind: WriteKind,
+): Promise<{ table: Table; mdt?: MetadataTablePlan; disabled: boolean; warnings: string[] }> {
+  const plan = await prepareMetadataTable(t, opts.metadataTable ?? 'update', kind);
+  const now = (opts.now ?? (() => new Date()))();
   if (plan === 'disable') {
-    await disableMetadataTable(t.storage, t.metaPath, (opts.now ?? (() => new Date()))());
-    return { table: await reopen(t), disabled: true };
+    await disableMetadataTable(t.storage, t.metaPath, now);
+    return { table: await reopen(t), disabled: true, warnings: [] };
   }
-  return { table: t, mdt: plan, disabled: false };
+  if (!plan) return { table: t, disabled: false, warnings: [] };
+  const warnings = await dropMetadataPartitions(t, plan, now);
+  return { table: warnings.length > 0 ? await reopen(t) : t, mdt: plan, disabled: false, warnings };
 }
 
 export interface CommitSpec {

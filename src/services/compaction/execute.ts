@@ -76,6 +76,8 @@ export interface RunResult {
   durationMs: number;
   rolledBack?: RollbackResult;
   metadataTableDisabled: boolean;
+  /** metadata-table partitions dropped because tblcli cannot maintain them for a compaction */
+  warnings: string[];
   writeStats: WriteStat[];
 }
 
@@ -103,6 +105,7 @@ interface Claim {
   inputs: CompactionInputs;
   rolledBack?: RollbackResult;
   metadataTableDisabled: boolean;
+  warnings: string[];
 }
 
 type ClaimOutcome = { claim: Claim } | { status: 'nothing-to-do' | 'already-completed'; instant?: string; metadataTableDisabled: boolean } | { busy: string; ageMs: number };
@@ -115,7 +118,7 @@ type ClaimOutcome = { claim: Claim } | { status: 'nothing-to-do' | 'already-comp
 async function claim(table: Table, opts: RunOptions): Promise<ClaimOutcome> {
   const expiry = expiryOf(opts);
   return underLock(table, opts, async (locked, lock): Promise<ClaimOutcome> => {
-    await prepareMetadataTable(locked, opts.metadataTable ?? 'update');
+    await prepareMetadataTable(locked, opts.metadataTable ?? 'update', 'compaction');
     const tl = await locked.timeline();
     let candidates = tl.instants.filter((i) => isCompaction(i) && i.state !== 'COMPLETED');
     if (opts.instant) {
@@ -140,12 +143,12 @@ async function claim(table: Table, opts: RunOptions): Promise<ClaimOutcome> {
         }
       }
       const inputs = await checkCompactionInputs(locked, tl, i, () => lock.keepAlive());
-      const { table: t, mdt, disabled: metadataTableDisabled } = await metadataTableFor(locked, opts);
+      const { table: t, mdt, disabled: metadataTableDisabled, warnings } = await metadataTableFor(locked, opts, 'compaction');
       await cleanupCompleted(t, tl);
       let rolledBack: RollbackResult | undefined;
       if (i.state === 'INFLIGHT') rolledBack = await rollbackInflightCompaction(t, mdt, i.requestedTime, { ...opts, keepAlive: () => lock.keepAlive() });
       const attempt = await Attempt.start(t, i.requestedTime, 'compaction', mdt, opts);
-      return { claim: { attempt, table: t, instant: i.requestedTime, inputs, rolledBack, metadataTableDisabled } };
+      return { claim: { attempt, table: t, instant: i.requestedTime, inputs, rolledBack, metadataTableDisabled, warnings } };
     }
     await cleanupCompleted(locked, tl);
     if (busy) return { busy: busy.instant, ageMs: busy.ageMs };
@@ -357,6 +360,7 @@ async function execute(c: Claim, opts: RunOptions, started: number): Promise<Run
     durationMs: Date.now() - started,
     rolledBack: c.rolledBack,
     metadataTableDisabled: c.metadataTableDisabled,
+    warnings: c.warnings,
     writeStats: stats,
   };
 }
@@ -390,7 +394,7 @@ export async function runCompaction(table: Table, opts: RunOptions = {}): Promis
       await sleep(opts.pollMs ?? 1000);
       continue;
     }
-    return { status: outcome.status, instant: outcome.instant, fileGroups: 0, records: 0, bytes: 0, durationMs: Date.now() - started, metadataTableDisabled: outcome.metadataTableDisabled, writeStats: [] };
+    return { status: outcome.status, instant: outcome.instant, fileGroups: 0, records: 0, bytes: 0, durationMs: Date.now() - started, metadataTableDisabled: outcome.metadataTableDisabled, warnings: [], writeStats: [] };
   }
 }
 
