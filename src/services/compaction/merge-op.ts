@@ -75,7 +75,8 @@ export function fixUpMergedRow(out: Record<string, unknown>, key: string, n: num
 
 export async function mergeToParquet(storage: Storage, job: MergeJob): Promise<MergeOutput> {
   const started = Date.now();
-  const opts = { config: job.config, isValidInstant: isCommittedBy(job.committed) };
+  // exact: log records hold the values written back (decimals to the last digit, raw timestamps)
+  const opts = { config: job.config, isValidInstant: isCommittedBy(job.committed), exact: true };
   // the packed path when the base file and schema allow it (the same rows and values, no row objects)
   const columnar = job.mergePath === 'rows' ? undefined : await mergeColumnar(storage, job, opts).catch((e: unknown) => {
     // a page layout the packed reader does not take (checked up front where the footer tells)
