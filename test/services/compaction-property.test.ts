@@ -401,7 +401,6 @@ async function check(c: Case): Promise<void> {
     index: 2,
     fileName: `fg-0_2-0-0_${INSTANT}.parquet`,
     writerSchema: schema,
-    microsFields: [],
     config,
     committed: { completed: COMMITTED },
     codec: 'SNAPPY',

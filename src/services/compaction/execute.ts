@@ -162,17 +162,6 @@ async function claim(table: Table, opts: RunOptions): Promise<ClaimOutcome> {
   });
 }
 
-/** Top-level fields holding microsecond timestamps (hyparquet reads them as Date). */
-function microsFields(schema: AvroRecordSchema): string[] {
-  return schema.fields
-    .filter((f) => {
-      const t = Array.isArray(f.type) ? f.type.find((x) => x !== 'null') : f.type;
-      const lt = t && typeof t === 'object' ? (t as { logicalType?: string }).logicalType : undefined;
-      return lt === 'timestamp-micros' || lt === 'local-timestamp-micros';
-    })
-    .map((f) => f.name);
-}
-
 function stripMeta(schema: AvroRecordSchema): AvroRecordSchema {
   return { ...schema, fields: schema.fields.filter((f) => !(HOODIE_META_FIELDS as readonly string[]).includes(f.name)) };
 }
@@ -181,7 +170,6 @@ interface OpContext {
   table: Table;
   instant: string;
   writerSchema: AvroRecordSchema;
-  microsFields: string[];
   config: MergeConfig;
   committed: CommittedInstants;
   opts: RunOptions;
@@ -223,7 +211,6 @@ async function compactOperation(ctx: OpContext, op: CompactionOperation, index: 
     index,
     fileName,
     writerSchema: ctx.writerSchema,
-    microsFields: ctx.microsFields,
     config: ctx.config,
     committed: ctx.committed,
     codec: ctx.opts.codec,
@@ -331,7 +318,6 @@ async function execute(c: Claim, opts: RunOptions, started: number): Promise<Run
     table,
     instant,
     writerSchema: withHoodieMetaFields(tableSchema),
-    microsFields: microsFields(tableSchema),
     config: mergeConfigFromProperties(Object.fromEntries(table.config.props)),
     committed: committedInstants(vt.completedInstants.map((i) => i.requestedTime), vt.firstActiveInstant),
     opts,
