@@ -245,6 +245,8 @@ describe('avro byte reader', () => {
     const cases = [
       { float: -0, double: -0, int: -(2 ** 31), long: -9007199254740990, string: 'ünï \u{1F600}', boolean: true, n: -0 },
       { float: Number.NaN, double: Number.NaN, int: 2 ** 31 - 1, long: 9007199254740990, string: '', boolean: false, n: Number.NaN },
+      { float: 1, double: 1, int: 1, long: -(2n ** 63n), string: 'x', boolean: true, n: 1 },
+      { float: 1, double: 1, int: 1, long: 2n ** 63n - 1n, string: 'x', boolean: true, n: 1 },
       { float: -Infinity, double: Infinity, int: 0, long: 0, string: 'x', boolean: false, n: null },
     ];
     for (const c of cases) {
@@ -285,7 +287,8 @@ describe('avro byte reader', () => {
     expect(read([0, 4, 0])).toBeUndefined(); // enum index 2
     expect(read([0, 1, 0])).toBeUndefined(); // enum index -1
     expect(read([2, 1, 0, 0])).toBeUndefined(); // string length -1
-    // 2^53 as a zigzag varint: avsc throws "potential precision loss"; 2^53 - 4 is fine
+    // longs beyond 2^53: bigints, as avroTypeFor's long decodes them (avsc's own long threw "potential
+    // precision loss", and the block was unreadable)
     const big = (n: bigint) => {
       let v = n << 1n;
       const out: number[] = [];
@@ -297,9 +300,13 @@ describe('avro byte reader', () => {
       } while (v);
       return out;
     };
-    expect(read([0, 0, ...big(2n ** 53n)])).toBeUndefined();
+    expect(read([0, 0, ...big(2n ** 53n)])).toEqual([null, 2n ** 53n]);
     expect(read([0, 0, ...big(2n ** 53n - 4n)])).toEqual([null, 2 ** 53 - 4]);
-    for (const bytes of [[4, 0, 0], [0, 4, 0], [2, 1, 0, 0], [0, 0, ...big(2n ** 53n)]]) expect(avscDecode(Uint8Array.from(bytes), json)).toBeUndefined();
+    expect(read([0, 0, ...big(2n ** 62n + 3n)])).toEqual([null, 2n ** 62n + 3n]);
+    expect(avscDecode(Uint8Array.from([0, 0, ...big(2n ** 53n)]), json)).toMatchObject({ l: 2n ** 53n });
+    expect(avscDecode(Uint8Array.from([0, 0, ...big(2n ** 53n - 4n)]), json)).toMatchObject({ l: 2 ** 53 - 4 });
+    expect(avscDecode(Uint8Array.from([0, 0, ...big(2n ** 63n - 1n)]), json)).toMatchObject({ l: 2n ** 63n - 1n });
+    for (const bytes of [[4, 0, 0], [0, 4, 0], [2, 1, 0, 0]]) expect(avscDecode(Uint8Array.from(bytes), json)).toBeUndefined();
   });
 
   it('walks arrays and maps written in blocks with byte sizes (negative counts)', () => {

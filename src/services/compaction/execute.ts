@@ -156,17 +156,6 @@ async function claim(table: Table, opts: RunOptions): Promise<ClaimOutcome> {
   });
 }
 
-/** Top-level fields holding microsecond timestamps (hyparquet reads them as Date). */
-function microsFields(schema: AvroRecordSchema): string[] {
-  return schema.fields
-    .filter((f) => {
-      const t = Array.isArray(f.type) ? f.type.find((x) => x !== 'null') : f.type;
-      const lt = t && typeof t === 'object' ? (t as { logicalType?: string }).logicalType : undefined;
-      return lt === 'timestamp-micros' || lt === 'local-timestamp-micros';
-    })
-    .map((f) => f.name);
-}
-
 function stripMeta(schema: AvroRecordSchema): AvroRecordSchema {
   return { ...schema, fields: schema.fields.filter((f) => !(HOODIE_META_FIELDS as readonly string[]).includes(f.name)) };
 }
@@ -176,7 +165,6 @@ interface OpContext {
   attempt: Attempt;
   instant: string;
   writerSchema: AvroRecordSchema;
-  microsFields: string[];
   config: MergeConfig;
   committed: CommittedInstants;
   opts: RunOptions;
@@ -214,7 +202,6 @@ async function compactOperation(ctx: OpContext, r: ResolvedOperation, index: num
     index,
     fileName,
     writerSchema: ctx.writerSchema,
-    microsFields: ctx.microsFields,
     config: ctx.config,
     committed: ctx.committed,
     codec: ctx.opts.codec,
@@ -318,7 +305,6 @@ async function execute(c: Claim, opts: RunOptions, started: number): Promise<Run
     attempt: c.attempt,
     instant,
     writerSchema: withHoodieMetaFields(tableSchema),
-    microsFields: microsFields(tableSchema),
     config: mergeConfigFromProperties(Object.fromEntries(table.config.props)),
     committed: committedInstants(vt.completedInstants.map((i) => i.requestedTime), vt.firstActiveInstant),
     opts,
