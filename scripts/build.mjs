@@ -88,7 +88,7 @@ await build({
   ...common,
   entryPoints: {
     'bench-lib': 'bench/lib.ts',
-    'compaction-worker': 'src/services/compaction/worker.ts',
+    'rewrite-worker': 'src/services/rewrite/worker.ts',
     'totals-worker': 'src/table/totals-worker.ts',
   },
   plugins: [lazyChildProcess],

@@ -14,7 +14,7 @@ export type FileGroupWorkers = 'auto' | 'always' | 'never';
 
 export interface WorkerSettings {
   mode: FileGroupWorkers;
-  /** the bundled worker entry (default: compaction-worker.js next to the bundled library) */
+  /** the bundled worker entry (default: rewrite-worker.js next to the bundled library) */
   url?: URL;
   /**
    * 2: the worker scans and merges, this thread encodes and assembles the packed file (two-stage.ts),
@@ -36,7 +36,7 @@ export function heapLimitsFor(inputBytes: number): { maxOldGenerationSizeMb: num
 
 /** Run from sources (vitest) there is no loader a worker could use for the .ts files: no default worker. */
 function defaultWorkerUrl(): URL | undefined {
-  return import.meta.url.endsWith('.ts') ? undefined : new URL('./compaction-worker.js', import.meta.url);
+  return import.meta.url.endsWith('.ts') ? undefined : new URL('./rewrite-worker.js', import.meta.url);
 }
 
 /** The worker could not run the job (not a merge error): failed to start, ran out of heap, died. */

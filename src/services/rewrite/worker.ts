@@ -1,4 +1,4 @@
-// Worker-thread entry (bundled as dist/compaction-worker.js): merges one file group into new base
+// Worker-thread entry (bundled as dist/rewrite-worker.js): merges one file group into new base
 // file bytes under the heap limit the main thread set, reading through the main thread's Storage;
 // with `twoStage`, only scans and merges, the main thread encoding the row groups (two-stage.ts).
 import { parentPort, workerData } from 'node:worker_threads';
