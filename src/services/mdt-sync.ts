@@ -21,6 +21,7 @@ import {
   isDelete,
   mdtWriterSchema,
   partitionListRecord,
+  recordIndexRecord,
   type MetadataUpsert,
 } from '../mdt/index.ts';
 import {
@@ -52,8 +53,16 @@ export interface MetadataTablePlan {
   drop: string[];
 }
 
+/** Where a clustering put each record: the keys of one new base file. */
+export interface RecordLocations {
+  partition: string;
+  fileId: string;
+  keys: string[];
+}
+
 export type MetadataChange =
-  | { kind: 'commit'; metadata: CommitMetadata }
+  /** `recordLocations`: the record_index updates of a clustering (every key of every new file) */
+  | { kind: 'commit'; metadata: CommitMetadata; recordLocations?: RecordLocations[] }
   | { kind: 'clean'; metadata: CleanMetadata }
   | { kind: 'rollback'; target: string; metadata: RollbackMetadata };
 
@@ -206,7 +215,7 @@ async function newestHFile(w: MdtWriteTarget, slice: FileSlice): Promise<{ key: 
 }
 
 /** convertMetadataToRecords(HoodieCommitMetadata): files, bloom_filters, column_stats of the new files; record_index for clustering. */
-async function commitRecords(t: Table, w: MdtWriteTarget, plan: MetadataTablePlan, instant: string, m: CommitMetadata): Promise<Map<string, MetadataUpsert[]>> {
+async function commitRecords(t: Table, w: MdtWriteTarget, plan: MetadataTablePlan, instant: string, m: CommitMetadata, locations?: RecordLocations[]): Promise<Map<string, MetadataUpsert[]>> {
   const out = new Map<string, MetadataUpsert[]>();
   const want = new Set(plan.update);
   const stats = Object.entries(m.partitionToWriteStats).flatMap(([partition, list]) => list.map((s) => ({ partition, s })));
@@ -232,6 +241,14 @@ async function commitRecords(t: Table, w: MdtWriteTarget, plan: MetadataTablePla
     }
     if (want.has('bloom_filters')) out.set('bloom_filters', bloom);
     if (want.has('column_stats')) out.set('column_stats', colStats);
+  }
+  if (want.has('record_index')) {
+    if (!locations) throw new TblError('bug', `instant ${instant}: the record_index partition is maintained but no record locations were given`, { instant });
+    // the location of every moved record: its new file group at the clustering instant (the table's time zone)
+    const encoding = t.config.props.get('hoodie.record.index.fileid.encoding') === '1' ? 1 : 0;
+    const recs: MetadataUpsert[] = [];
+    for (const l of locations) for (const k of l.keys) recs.push(recordIndexRecord(k, l.partition, l.fileId, instant, { encoding, timeZone: t.config.timezone }));
+    out.set('record_index', recs);
   }
   return out;
 }
@@ -293,7 +310,7 @@ export async function metadataTableChange(t: Table, plan: MetadataTablePlan, ins
   const partitions = change.kind === 'rollback' ? ['files'] : plan.update;
   const w = await openMdtWriteTarget(t, partitions.filter((p) => t.config.metadataPartitions.includes(p)));
   if (change.kind === 'commit') {
-    await writeMdtDeltacommit(w, instant, encodeAll(w, await commitRecords(t, w, plan, instant, change.metadata)), opts);
+    await writeMdtDeltacommit(w, instant, encodeAll(w, await commitRecords(t, w, plan, instant, change.metadata, change.recordLocations)), opts);
     return;
   }
   if (change.kind === 'clean') {
