@@ -246,8 +246,12 @@ async function commitRecords(t: Table, w: MdtWriteTarget, plan: MetadataTablePla
     if (!locations) throw new TblError('bug', `instant ${instant}: the record_index partition is maintained but no record locations were given`, { instant });
     // the location of every moved record: its new file group at the clustering instant (the table's time zone)
     const encoding = t.config.props.get('hoodie.record.index.fileid.encoding') === '1' ? 1 : 0;
+    // a key held by more than one input group (a table with duplicates) gets one entry, the last, as
+    // the MDT's upsert combines records of one key
+    const byKey = new Map<string, RecordLocations>();
+    for (const l of locations) for (const k of l.keys) byKey.set(k, l);
     const recs: MetadataUpsert[] = [];
-    for (const l of locations) for (const k of l.keys) recs.push(recordIndexRecord(k, l.partition, l.fileId, instant, { encoding, timeZone: t.config.timezone }));
+    for (const [k, l] of byKey) recs.push(recordIndexRecord(k, l.partition, l.fileId, instant, { encoding, timeZone: t.config.timezone }));
     out.set('record_index', recs);
   }
   return out;

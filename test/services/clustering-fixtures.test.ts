@@ -2,30 +2,61 @@
 // with and without a metadata table): the snapshot is unchanged (our merged reader; DuckDB over the
 // latest base files), every input file group is replaced and hidden, the new files are sorted by the
 // sort columns, `metadata validate-files` is clean and the record index points at the new groups.
+import { cpSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runClustering, scheduleClustering } from '../../src/services/index.ts';
 import { openTable } from '../../src/table/index.ts';
 import { HAVE_FIXTURES, tableFresh } from '../support/fixtures.ts';
 import { runJson } from '../support/run-cli.ts';
+import { HAVE_TRINO_V6, trinoV6Table } from '../support/trino.ts';
 import { captureBefore, checkAfter } from './support/clustering-check.ts';
 
 const OPTS = { clockSkewMs: 1 };
 
-const CASES: [string, string[]][] = [
-  ['sample_table/cow/v9_txns_simple_meta', ['txn_type', 'txn_ts']],
-  ['sample_table/mor/avro/v9_txns_simple_meta', ['account_id']],
-  ['sample_table/cow/v6_simplekeygen_nonhivestyle', []],
-  ['sample_table/mor/parquet/v6_simplekeygen_nonhivestyle', []],
+const CASES: [string, string[], string][] = [
+  ['sample_table/cow/v9_txns_simple_meta', ['txn_type', 'txn_ts'], 'linear'],
+  ['sample_table/mor/avro/v9_txns_simple_meta', ['account_id'], 'linear'],
+  ['sample_table/cow/v9_txns_complex_meta', ['merchant_name', 'txn_ts'], 'z-order'],
+  ['sample_table/mor/avro/v9_txns_complex_meta', ['currency', 'amount', 'txn_date'], 'hilbert'],
+  ['sample_table/cow/v9_txns_nonpart_nometa', ['txn_ts'], 'linear'],
+  ['sample_table/mor/avro/v9_txns_simple_nometa', [], 'linear'],
+  ['sample_table/mor/avro/v9_nonpartitioned_rollback', [], 'linear'],
+  ['sample_table/mor/avro/v9_timebasedkeygen_nonhivestyle', [], 'linear'],
+  ['quickstart_trips_table/mor/avro/v8_trips_8i3u1d', ['rider', 'fare'], 'z-order'],
+  ['sample_table/cow/v8_simplekeygen_nonhivestyle', ['name'], 'linear'],
+  ['sample_table/cow/v8_complexkeygen_hivestyle', [], 'linear'],
+  ['sample_table/cow/v6_simplekeygen_nonhivestyle', [], 'linear'],
+  ['sample_table/cow/v6_complexkeygen_hivestyle', [], 'linear'],
+  ['sample_table/cow/v6_nonpartitioned', [], 'linear'],
+  ['sample_table/mor/parquet/v6_simplekeygen_nonhivestyle', [], 'linear'],
+  ['sample_table/mor/parquet/v6_nonpartitioned_rollback', [], 'linear'],
+  ['sample_table/mor/parquet/v6_complexkeygen_hivestyle', [], 'linear'],
+  ['quickstart_trips_table/mor/avro/v6_trips_8i3d', ['city'], 'hilbert'],
 ];
 
 describe.skipIf(!HAVE_FIXTURES)('clustering on real tables', () => {
-  it.each(CASES)('%s', async (id, sortColumns) => {
+  it.each(CASES)('%s (sort %j, %s)', async (id, sortColumns, layout) => {
     const base = tableFresh(id);
     const before = await captureBefore(base);
-    const s = await scheduleClustering(await openTable(base), { ...OPTS, sortColumns });
+    const s = await scheduleClustering(await openTable(base), { ...OPTS, sortColumns, layout });
     expect(s.instant, s.reason).toBeDefined();
     const r = await runClustering(await openTable(base), OPTS);
-    await checkAfter(base, before, s, r, sortColumns);
+    await checkAfter(base, before, s, r, sortColumns, layout);
     if ((await openTable(base)).config.metadataPartitions.length > 0) expect(await runJson(['metadata', 'validate-files', '--path', base])).toEqual([]);
+  });
+});
+
+describe.skipIf(!HAVE_TRINO_V6)('clustering on the Trino table version 6 (Hudi 0.15, with a metadata table)', () => {
+  it('hudi_multi_fg_pt_v6_mor', async () => {
+    const base = join(mkdtempSync(join(tmpdir(), 'tblcli-trino-copy-')), 'hudi_multi_fg_pt_v6_mor');
+    cpSync(trinoV6Table(), base, { recursive: true });
+    const before = await captureBefore(base);
+    const s = await scheduleClustering(await openTable(base), { ...OPTS, sortColumns: ['id'] });
+    expect(s.instant, s.reason).toBeDefined();
+    const r = await runClustering(await openTable(base), OPTS);
+    await checkAfter(base, before, s, r, ['id']);
+    expect(await runJson(['metadata', 'validate-files', '--path', base])).toEqual([]);
   });
 });
