@@ -8,9 +8,9 @@ import { randomUUID } from 'node:crypto';
 import { TblError } from '../../errors/index.ts';
 import { mergeConfigFromProperties } from '../../merge/index.ts';
 import { encodeCommitMetadataAvro, encodeCommitMetadataJson, newWriteStat, type CommitMetadata, type WriteStat } from '../../metadata/index.ts';
-import { gzipLevelOf, HOODIE_META_FIELDS, withHoodieMetaFields, type AvroRecordSchema, type ParquetCodec } from '../../parquet/write.ts';
+import { gzipLevelOf, HOODIE_META_FIELDS, type AvroRecordSchema, type ParquetCodec } from '../../parquet/write.ts';
 import { mapLimit } from '../../storage/index.ts';
-import { latestTableSchema, viewTimelineOf, type Table } from '../../table/index.ts';
+import { viewTimelineOf, type Table } from '../../table/index.ts';
 import type { Instant, Timeline } from '../../timeline/index.ts';
 import { joinPath } from '../../util/index.ts';
 import { heartbeatPath, isHeartbeatExpired, lastHeartbeat } from '../../write/heartbeat.ts';
@@ -25,7 +25,8 @@ import { Attempt, expiryOf, metadataTableFor, sleep, underLock, type ServiceOpti
 import { CLUSTERING_KEYS, layoutOf } from './config.ts';
 import { refuseRacingWrites } from './conflicts.ts';
 import { checkClusteringInputs, readClusteringPlan, type ClusteringInputs, type ResolvedGroup } from './inputs.ts';
-import { clusteringAction, mergedProps, refuseBucketIndex } from './schedule.ts';
+import { clusteringAction, mergedProps, refuseBucketIndex, writerSchemaOf } from './schedule.ts';
+import { sortColumnsOf } from '../rewrite/sort-order.ts';
 
 export interface ClusteringRunOptions extends ServiceOptions {
   /** clustering instant to run (default: the earliest pending plan, as HoodieClusteringJob) */
@@ -147,6 +148,7 @@ async function claim(table: Table, opts: ClusteringRunOptions): Promise<ClaimOut
         }
       }
       const inputs = await checkClusteringInputs(locked, tl, i, () => lock.keepAlive());
+      sortColumnsOf(await writerSchemaOf(locked), sortSpecOf(locked, inputs, opts).sortColumns);
       await refuseRacingWrites(locked, tl, i.requestedTime, inputGroupKeys(inputs), 'start');
       const { table: t, mdt, disabled: metadataTableDisabled, warnings } = await metadataTableFor(locked, opts, 'clustering');
       await cleanupCompleted(t, tl);
@@ -184,24 +186,23 @@ function maxDurationError(instant: string, ms: number | undefined): TblError {
   return new TblError('timeline', `clustering ${instant} exceeded --max-duration ${ms} ms; this attempt was rolled back`, { instant });
 }
 
-/** The layout to sort with: the run's flag, the plan's strategy params, the config, linear. */
-function layoutFor(c: Claim, opts: ClusteringRunOptions): Layout {
-  const params = c.inputs.plan.strategy?.strategyParams ?? {};
-  return layoutOf(opts.layout ?? opts.props?.get(CLUSTERING_KEYS.layout) ?? params[CLUSTERING_KEYS.layout] ?? c.table.config.props.get(CLUSTERING_KEYS.layout) ?? 'linear');
+/** The order to write in: sort columns from the plan (or --hoodieConfigs); layout from the run's flag, the plan, the config, linear. */
+function sortSpecOf(t: Table, inputs: ClusteringInputs, opts: ClusteringRunOptions): { sortColumns: string[]; layout: Layout } {
+  const params = inputs.plan.strategy?.strategyParams ?? {};
+  const spec = opts.props?.get(CLUSTERING_KEYS.sortColumns) ?? params[CLUSTERING_KEYS.sortColumns] ?? '';
+  const sortColumns = spec.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const layout = layoutOf(opts.layout ?? opts.props?.get(CLUSTERING_KEYS.layout) ?? params[CLUSTERING_KEYS.layout] ?? t.config.props.get(CLUSTERING_KEYS.layout) ?? 'linear');
+  return { sortColumns, layout };
 }
 
 async function execute(c: Claim, opts: ClusteringRunOptions, started: number): Promise<ClusteringRunResult> {
   const { table, instant } = c;
-  const schemaStr = (await latestTableSchema(table)).schema;
-  const tableSchema = stripMeta(JSON.parse(schemaStr) as AvroRecordSchema);
-  const writerSchema = withHoodieMetaFields(tableSchema);
+  const writerSchema = await writerSchemaOf(table);
+  const tableSchema = stripMeta(writerSchema);
   const vt = await viewTimelineOf(table);
   const committed = committedInstants(vt.completedInstants.map((i) => i.requestedTime), vt.firstActiveInstant);
   const config = mergeConfigFromProperties(Object.fromEntries(table.config.props));
-  const params = c.inputs.plan.strategy?.strategyParams ?? {};
-  const sortSpec = opts.props?.get(CLUSTERING_KEYS.sortColumns) ?? params[CLUSTERING_KEYS.sortColumns] ?? '';
-  const sortColumns = sortSpec.split(',').map((s) => s.trim()).filter((s) => s !== '');
-  const layout = layoutFor(c, opts);
+  const { sortColumns, layout } = sortSpecOf(table, c.inputs, opts);
   const targetFileMaxBytes = Number(mergedProps(table, opts.props).get(CLUSTERING_KEYS.targetFileMaxBytes) ?? 1024 * 1024 * 1024);
   const withKeys = c.attempt.mdt?.update.includes('record_index') ?? false;
   const deadline = opts.maxDurationMs !== undefined ? started + opts.maxDurationMs : undefined;
