@@ -1,7 +1,6 @@
 // clustering schedule | run | scheduleAndExecute | show all | show — offline clustering without
 // Spark. Exit codes as compaction's: 0 done or nothing to do, 1 failure, 4 lock held / another run.
 import { readFileSync } from 'node:fs';
-import { parseProperties } from '../src/config/properties.ts';
 import { TblError } from '../src/errors/index.ts';
 import type { CommandSpec, OptionSpec, Opts } from './spec.ts';
 import { parseDurationOpt, parseIntOpt } from './spec.ts';
@@ -57,7 +56,7 @@ type Services = typeof import('../src/services/index.ts');
 const services = (): Promise<Services> => import('../src/services/index.ts');
 
 /** --propsFilePath, then --hoodieConfigs (k=v entries; a comma starts a new entry only before `key=`). */
-export function extraProps(o: Opts): Map<string, string> {
+export async function extraProps(o: Opts): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   if (typeof o.propsFilePath === 'string' && o.propsFilePath !== '') {
     let bytes: Uint8Array;
@@ -66,6 +65,7 @@ export function extraProps(o: Opts): Map<string, string> {
     } catch (e) {
       throw new TblError('usage', `--propsFilePath ${o.propsFilePath}: ${(e as Error).message}`, { path: o.propsFilePath });
     }
+    const { parseProperties } = await import('../src/config/properties.ts');
     return new Map([...parseProperties(bytes), ...hoodieConfigs(o)]);
   }
   for (const [k, v] of hoodieConfigs(o)) out.set(k, v);
@@ -85,7 +85,7 @@ function hoodieConfigs(o: Opts): Map<string, string> {
   return out;
 }
 
-function serviceOpts(ctx: Ctx, o: Opts) {
+async function serviceOpts(ctx: Ctx, o: Opts) {
   const mode = String(o.metadataTable ?? 'update');
   if (mode !== 'update' && mode !== 'refuse' && mode !== 'disable') throw new TblError('usage', `--metadata-table must be update, disable or refuse, got '${mode}'`);
   return {
@@ -93,7 +93,7 @@ function serviceOpts(ctx: Ctx, o: Opts) {
     metadataTable: mode as 'update' | 'refuse' | 'disable',
     heartbeatExpiryMs: o.heartbeatExpiry as number | undefined,
     now: ctx.now,
-    props: extraProps(o),
+    props: await extraProps(o),
   };
 }
 
@@ -131,7 +131,7 @@ function note(ctx: Ctx, o: Opts, msg: string): void {
 
 async function schedule(ctx: Ctx, o: Opts): Promise<string | undefined> {
   const table = await openFromOpts(ctx, o);
-  const s = await (await services()).scheduleClustering(table, { ...serviceOpts(ctx, o), ...scheduleOpts(o) });
+  const s = await (await services()).scheduleClustering(table, { ...(await serviceOpts(ctx, o)), ...scheduleOpts(o) });
   if (s.metadataTableDisabled) ctx.out.warn(`metadata table of ${table.uri} disabled (hoodie.table.metadata.partitions cleared, .hoodie/metadata deleted)`);
   const groups = s.plan?.inputGroups ?? [];
   const summary = {
@@ -153,7 +153,7 @@ async function schedule(ctx: Ctx, o: Opts): Promise<string | undefined> {
 
 async function run(ctx: Ctx, o: Opts, instant: string | undefined, label?: string): Promise<void> {
   const table = await openFromOpts(ctx, o);
-  const r = await (await services()).runClustering(table, { ...serviceOpts(ctx, o), ...runOpts(ctx, o), instant });
+  const r = await (await services()).runClustering(table, { ...(await serviceOpts(ctx, o)), ...runOpts(ctx, o), instant });
   for (const w of r.warnings) ctx.out.warn(w);
   if (wantsJson(o)) {
     return ctx.out.json({
