@@ -8,3 +8,10 @@ export async function buildCompactionChild(): Promise<string> {
   });
   return b.path;
 }
+
+export async function buildClusteringChild(): Promise<string> {
+  const b = await bundleForTest('test/services/support/clustering-child.ts', 'clustering-child.mjs', {
+    banner: { js: "import { createRequire as __cr } from 'module'; const require = __cr(import.meta.url);" },
+  });
+  return b.path;
+}
