@@ -197,6 +197,9 @@ async function clusterPacked(storage: Storage, job: ClusterJob, sortCols: SortCo
   const jFile = job.writerSchema.fields.findIndex((f) => f.name === '_hoodie_file_name');
   const jKey = job.writerSchema.fields.findIndex((f) => f.name === '_hoodie_record_key');
   const inputBytes = inputBytesOf(job);
+  const columnsOf = elements.map((_, j) => chunks.map((c) => c[j]!));
+  const srcChunk = new Int32Array(Math.min(records, job.rowGroupSize));
+  const srcRow = new Int32Array(Math.min(records, job.rowGroupSize));
   for (const f of outputLayout(job, records, inputBytes)) {
     const fileNameBytes = new TextEncoder().encode(f.fileName);
     const constants = job.writerSchema.fields.map((x) => (x.name === '_hoodie_file_name' ? fileNameBytes : undefined));
@@ -206,22 +209,12 @@ async function clusterPacked(storage: Storage, job: ClusterJob, sortCols: SortCo
     let out = elements.map((e) => new PackedColumn(e.type!, Math.min(job.rowGroupSize, f.to - f.from)));
     for (let a = f.from; a < f.to; a += writer.groupRows) {
       const b = Math.min(f.to, a + writer.groupRows);
-      for (let j = 0; j < J; j++) {
-        if (j === jFile) continue;
-        const dst = out[j]!;
-        let x = a;
-        while (x < b) {
-          // runs of rows adjacent in one chunk go in one copy
-          const k = chunkOf[perm[x]!]!;
-          const r0 = rowOf[perm[x]!]!;
-          let y = x + 1;
-          while (y < b && chunkOf[perm[y]!] === k && rowOf[perm[y]!] === r0 + (y - x)) y++;
-          const src = chunks[k]![j]!;
-          if (y - x === 1) dst.appendFrom(src, r0);
-          else dst.appendRange(src, r0, r0 + (y - x));
-          x = y;
-        }
+      // where each output row comes from, then one sequential gather per column
+      for (let x = a; x < b; x++) {
+        srcChunk[x - a] = chunkOf[perm[x]!]!;
+        srcRow[x - a] = rowOf[perm[x]!]!;
       }
+      for (let j = 0; j < J; j++) if (j !== jFile) out[j]!.appendGather(columnsOf[j]!, srcChunk, srcRow, 0, b - a);
       if (keys && jKey >= 0) {
         const kc = out[jKey]!;
         for (let i = 0; i < kc.length; i++) keys.push(text.decode(kc.data.subarray(kc.start(i), kc.end(i))));

@@ -300,6 +300,75 @@ export function javaIntHashMapOrder(keys: number[]): number[] {
   return keys.map((k, i) => ({ k, i })).sort((a, b) => bucket(a.k) - bucket(b.k) || a.i - b.i).map((e) => e.k);
 }
 
+/** Ranks 1..distinct of values in compareValues order (0 = null), computed without a comparator where the values allow. */
+export function rankValues(values: SortValue[]): { rank: Int32Array; distinct: number } {
+  const n = values.length;
+  const rank = new Int32Array(n);
+  let kind: 'number' | 'bigint' | 'other' | undefined;
+  let safe = true;
+  for (const v of values) {
+    if (v === null || v === undefined) continue;
+    const k = typeof v === 'number' ? 'number' : typeof v === 'bigint' ? 'bigint' : 'other';
+    if (k === 'bigint' && ((v as bigint) < -9007199254740991n || (v as bigint) > 9007199254740991n)) safe = false;
+    if (kind === undefined) kind = k;
+    else if (kind !== k) kind = kind === 'other' || k === 'other' ? 'other' : 'bigint';
+  }
+  if (kind === undefined) return { rank, distinct: 0 };
+  if ((kind === 'number' || kind === 'bigint') && (kind === 'number' || safe)) {
+    // doubles (NaN largest, -0 = 0 as Spark orders them) sorted natively, ranks by binary search
+    let m = 0;
+    const xs = new Float64Array(n);
+    for (const v of values) if (v !== null && v !== undefined) xs[m++] = Number(v) === 0 ? 0 : Number(v);
+    const sorted = xs.subarray(0, m).sort();
+    let d = 0;
+    for (let i = 0; i < m; i++) if (i === 0 || !(sorted[i] === sorted[d - 1] || (Number.isNaN(sorted[i]!) && Number.isNaN(sorted[d - 1]!)))) sorted[d++] = sorted[i]!;
+    const uniq = sorted.subarray(0, d);
+    for (let i = 0; i < n; i++) {
+      const v = values[i];
+      if (v === null || v === undefined) continue;
+      const x = Number(v) === 0 ? 0 : Number(v);
+      if (Number.isNaN(x)) {
+        rank[i] = d;
+        continue;
+      }
+      let lo = 0;
+      let hi = d - 1;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (uniq[mid]! < x) lo = mid + 1;
+        else hi = mid;
+      }
+      rank[i] = lo + 1;
+    }
+    return { rank, distinct: d };
+  }
+  // strings, booleans, bytes, exact longs: distinct values ordered once with compareValues
+  const ids = new Map<unknown, number>();
+  const distinct: SortValue[] = [];
+  const keyOf = (v: SortValue): unknown => (v instanceof Uint8Array ? `b:${Buffer.from(v).toString('hex')}` : v);
+  const idOf = new Int32Array(n).fill(-1);
+  for (let i = 0; i < n; i++) {
+    const v = values[i];
+    if (v === null || v === undefined) continue;
+    const k = keyOf(v);
+    let id = ids.get(k);
+    if (id === undefined) {
+      id = distinct.push(v) - 1;
+      ids.set(k, id);
+    }
+    idOf[i] = id;
+  }
+  const order = distinct.map((_, i) => i).sort((a, b) => compareValues(distinct[a], distinct[b]));
+  const rankOfId = new Int32Array(distinct.length);
+  let r = 0;
+  for (let k = 0; k < order.length; k++) {
+    if (k === 0 || compareValues(distinct[order[k]!], distinct[order[k - 1]!]) !== 0) r++;
+    rankOfId[order[k]!] = r;
+  }
+  for (let i = 0; i < n; i++) if (idOf[i]! >= 0) rank[i] = rankOfId[idOf[i]!]!;
+  return { rank, distinct: r };
+}
+
 /**
  * The permutation of rows 0..n-1 that orders them (stable: equal keys keep their input order).
  * `value(c, i)` = sort column c's value at row i.
@@ -309,14 +378,30 @@ export function sortPermutation(n: number, columns: SortColumn[], layout: Layout
   for (let i = 0; i < n; i++) perm[i] = i;
   if (columns.length === 0 || n < 2) return perm;
   if (layout === 'linear' || columns.length === 1) {
-    const vals = columns.map((_, c) => {
+    // each column's values replaced by their rank among its distinct values (compareValues order):
+    // rows then compare as small integers; when the combined rank fits a double with the row index,
+    // one native sort of those doubles orders them
+    const ranked = columns.map((_, c) => {
       const a = new Array<SortValue>(n);
       for (let i = 0; i < n; i++) a[i] = value(c, i);
-      return a;
+      return rankValues(a);
     });
+    let span = n;
+    for (const r of ranked) span *= r.distinct + 1;
+    if (span <= Number.MAX_SAFE_INTEGER) {
+      const keys = new Float64Array(n);
+      for (let i = 0; i < n; i++) {
+        let k = 0;
+        for (const r of ranked) k = k * (r.distinct + 1) + r.rank[i]!;
+        keys[i] = k * n + i;
+      }
+      keys.sort();
+      for (let i = 0; i < n; i++) perm[i] = keys[i]! % n;
+      return perm;
+    }
     return perm.sort((x, y) => {
-      for (const v of vals) {
-        const d = compareValues(v[x], v[y]);
+      for (const r of ranked) {
+        const d = r.rank[x]! - r.rank[y]!;
         if (d !== 0) return d;
       }
       return x - y;
