@@ -68,6 +68,7 @@ export async function generateMan(commands: CommandSpec[], version: string): Pro
     esc('tblcli connect --path hdfs://nn:8020/warehouse/orders --namenode-http nn:9870'),
     esc('tblcli commits show --limit 10'),
     esc('tblcli compactions show all'),
+    esc('tblcli clustering scheduleAndExecute --sort-columns city,ts --layout z-order --max-num-groups 10'),
     esc('tblcli timeline show incomplete --show-rollback-info'),
     esc('tblcli commits show --json | jq ".[0]"'),
     '.fi',
