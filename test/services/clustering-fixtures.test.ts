@@ -6,6 +6,7 @@ import { cpSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { decodeCommitMetadata, decodeRequestedReplaceMetadata } from '../../src/metadata/index.ts';
 import { runClustering, scheduleClustering } from '../../src/services/index.ts';
 import { openTable } from '../../src/table/index.ts';
 import { HAVE_FIXTURES, tableFresh } from '../support/fixtures.ts';
@@ -58,5 +59,47 @@ describe.skipIf(!HAVE_TRINO_V6)('clustering on the Trino table version 6 (Hudi 0
     const r = await runClustering(await openTable(base), OPTS);
     await checkAfter(base, before, s, r, ['id']);
     expect(await runJson(['metadata', 'validate-files', '--path', base])).toEqual([]);
+  });
+});
+
+/** The shape of a decoded value: keys and value types, recursively (arrays by their first element). */
+function shape(v: unknown): unknown {
+  if (Array.isArray(v)) return v.length === 0 ? [] : [shape(v[0])];
+  if (v instanceof Uint8Array) return 'bytes';
+  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, x]) => [k, shape(x)]));
+  return v === null ? null : typeof v;
+}
+
+describe.skipIf(!HAVE_FIXTURES)("plan and replacecommit as Hudi writes them (v9_txns_simple_meta's own clustering)", () => {
+  it('same shapes and constant values', async () => {
+    const base = tableFresh('sample_table/cow/v9_txns_simple_meta');
+    const table = await openTable(base);
+    const tl = await table.timeline();
+    const hudi = tl.find('20260307162454799')[0]!;
+    const hudiPlan = decodeRequestedReplaceMetadata(await tl.read(hudi, 'REQUESTED'), { path: hudi.files.REQUESTED!.path });
+    const hudiCommit = decodeCommitMetadata(await tl.read(hudi, 'COMPLETED'), { path: hudi.files.COMPLETED!.path });
+    const s = await scheduleClustering(table, OPTS);
+    const ours = (await openTable(base)).timeline();
+    const mine = (await ours).find(s.instant!)[0]!;
+    const ourPlan = decodeRequestedReplaceMetadata(await (await ours).read(mine, 'REQUESTED'), { path: mine.files.REQUESTED!.path });
+    expect(shape(ourPlan)).toEqual(shape(hudiPlan));
+    expect({ ...ourPlan, clusteringPlan: null }).toEqual({ ...hudiPlan, clusteringPlan: null });
+    const { inputGroups: _a, ...ourRest } = ourPlan.clusteringPlan!;
+    const { inputGroups: _b, ...hudiRest } = hudiPlan.clusteringPlan!;
+    expect(ourRest).toEqual(hudiRest);
+    expect(Object.keys(ourPlan.clusteringPlan!.inputGroups![0]!.metrics!).sort()).toEqual(Object.keys(hudiPlan.clusteringPlan!.inputGroups![0]!.metrics!).sort());
+    // the same partitions and small files grouped the same way (the table's files are smaller than every limit)
+    const groups = (p: typeof ourPlan) => p.clusteringPlan!.inputGroups!.map((g) => g.slices!.map((x) => x.partitionPath).join(',')).sort();
+    expect(groups(ourPlan).length).toBeGreaterThan(0);
+    const r = await runClustering(await openTable(base), OPTS);
+    const tl2 = await (await openTable(base)).timeline();
+    const done = tl2.find(r.instant!)[0]!;
+    const ourCommit = decodeCommitMetadata(await tl2.read(done, 'COMPLETED'), { path: done.files.COMPLETED!.path });
+    expect(shape({ ...ourCommit, extraMetadata: {} })).toEqual(shape({ ...hudiCommit, extraMetadata: {} }));
+    expect(Object.keys(ourCommit.extraMetadata)).toEqual(Object.keys(hudiCommit.extraMetadata));
+    expect(JSON.parse(ourCommit.extraMetadata.schema!)).toEqual(JSON.parse(hudiCommit.extraMetadata.schema!));
+    const pick = (w: (typeof ourCommit.partitionToWriteStats)[string][number]) => ({ prevCommit: w.prevCommit, inserts: w.numInserts === w.numWrites, updates: w.numUpdateWrites, deletes: w.numDeletes, prevBaseFile: w.prevBaseFile, logs: w.totalLogRecords });
+    expect(Object.values(ourCommit.partitionToWriteStats).flat().map(pick)).toEqual(Object.values(hudiCommit.partitionToWriteStats).flat().map(pick).slice(0, Object.values(ourCommit.partitionToWriteStats).flat().length));
+    expect([ourCommit.operationType, ourCommit.compacted]).toEqual([hudiCommit.operationType, hudiCommit.compacted]);
   });
 });
