@@ -122,7 +122,7 @@ function mergeJobOf(job: ClusterJob, s: ClusterSlice, index: number): MergeJob {
 
 const text = new TextDecoder();
 
-/** Value i of a packed column for sorting (strings decoded, INT64 as bigint). */
+/** Value i of a packed column for sorting (strings decoded, INT64 as a number when exact, else bigint). */
 function packedValue(col: PackedColumn, i: number, c: SortColumn): SortValue {
   if (col.nulls[i]) return null;
   const s = col.start(i);
@@ -132,8 +132,12 @@ function packedValue(col: PackedColumn, i: number, c: SortColumn): SortValue {
       return c.kind === 'binary' ? col.data.subarray(s, col.end(i)) : text.decode(col.data.subarray(s, col.end(i)));
     case 'INT32':
       return dv.getInt32(s, true);
-    case 'INT64':
+    case 'INT64': {
+      // a number when exact (no BigInt allocated per row); the sort compares both kinds alike
+      const hi = dv.getInt32(s + 4, true);
+      if (hi >= -0x200000 && hi < 0x200000) return hi * 4294967296 + dv.getUint32(s, true);
       return dv.getBigInt64(s, true);
+    }
     case 'FLOAT':
       return dv.getFloat32(s, true);
     case 'DOUBLE':
