@@ -120,6 +120,7 @@ function runOpts(ctx: Ctx, o: Opts) {
     parallelism: o.parallelism as number | undefined,
     codec: codec as 'GZIP',
     layout: o.layout as string | undefined,
+    targetFileMaxBytes: o.targetFileMaxBytes as number | undefined,
     onProgress: o.verbose ? (e: { path: string; records: number }) => ctx.io.stderr(`wrote ${e.path} (${e.records} records)\n`) : undefined,
   };
 }
@@ -194,6 +195,7 @@ export const clusteringSpecs: CommandSpec[] = [
       { flags: '--clusteringInstant <instant>', description: 'clustering instant to run (alias --instant)' },
       { flags: '--instant <instant>', description: 'same as --clusteringInstant' },
       { flags: '--layout <layout>', description: 'linear, z-order or hilbert (default: as planned, else hoodie.layout.optimize.strategy, else linear)' },
+      { flags: '--target-file-max-bytes <bytes>', description: 'size of the new files (default 1GB)', parse: parseBytesOpt },
       ...RUN,
       ...COMMON,
     ],

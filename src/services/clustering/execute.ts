@@ -35,6 +35,8 @@ export interface ClusteringRunOptions extends ServiceOptions {
   props?: ReadonlyMap<string, string>;
   /** the order within each group; default: the plan's (strategyParams), else the config's, else linear */
   layout?: string;
+  /** size of the new files (default hoodie.clustering.plan.strategy.target.file.max.bytes, else 1 GiB), as Hudi reads it at execution */
+  targetFileMaxBytes?: number;
   /** stop (and roll this attempt back) when exceeded */
   maxDurationMs?: number;
   /** groups clustered in parallel (default 2) */
@@ -149,6 +151,7 @@ async function claim(table: Table, opts: ClusteringRunOptions): Promise<ClaimOut
       }
       const inputs = await checkClusteringInputs(locked, tl, i, () => lock.keepAlive());
       sortColumnsOf(await writerSchemaOf(locked), sortSpecOf(locked, inputs, opts).sortColumns);
+      targetFileMaxBytesOf(locked, opts);
       await refuseRacingWrites(locked, tl, i.requestedTime, inputGroupKeys(inputs), 'start');
       const { table: t, mdt, disabled: metadataTableDisabled, warnings } = await metadataTableFor(locked, opts, 'clustering');
       await cleanupCompleted(t, tl);
@@ -182,6 +185,13 @@ export function clusteringCommitMetadata(stats: WriteStat[], groups: ResolvedGro
   return { partitionToWriteStats, compacted: false, extraMetadata: { schema }, operationType: 'CLUSTER', partitionToReplaceFileIds, version: null };
 }
 
+/** The new files' size at execution: the flag, else the key (props, table), else 1 GiB; checked before anything is written. */
+function targetFileMaxBytesOf(t: Table, opts: ClusteringRunOptions): number {
+  const v = opts.targetFileMaxBytes ?? Number(mergedProps(t, opts.props).get(CLUSTERING_KEYS.targetFileMaxBytes) ?? 1024 * 1024 * 1024);
+  if (!Number.isInteger(v) || v <= 0) throw new TblError('usage', `${CLUSTERING_KEYS.targetFileMaxBytes} must be a positive number of bytes, got ${v}`);
+  return v;
+}
+
 function maxDurationError(instant: string, ms: number | undefined): TblError {
   return new TblError('timeline', `clustering ${instant} exceeded --max-duration ${ms} ms; this attempt was rolled back`, { instant });
 }
@@ -203,7 +213,7 @@ async function execute(c: Claim, opts: ClusteringRunOptions, started: number): P
   const committed = committedInstants(vt.completedInstants.map((i) => i.requestedTime), vt.firstActiveInstant);
   const config = mergeConfigFromProperties(Object.fromEntries(table.config.props));
   const { sortColumns, layout } = sortSpecOf(table, c.inputs, opts);
-  const targetFileMaxBytes = Number(mergedProps(table, opts.props).get(CLUSTERING_KEYS.targetFileMaxBytes) ?? 1024 * 1024 * 1024);
+  const targetFileMaxBytes = targetFileMaxBytesOf(table, opts);
   const withKeys = c.attempt.mdt?.update.includes('record_index') ?? false;
   const deadline = opts.maxDurationMs !== undefined ? started + opts.maxDurationMs : undefined;
   const abort = new AbortController();
