@@ -15,6 +15,7 @@ const SERVICE_OPTIONS: OptionSpec[] = [
 ];
 
 const SCHEDULE_OPTIONS: OptionSpec[] = [
+  { flags: '--dry-run', description: 'print the plan that would be scheduled and write nothing' },
   { flags: '--strategy <name>', description: 'num-commits (default), log-size or all', default: 'num-commits' },
   { flags: '--delta-commits <n>', description: 'num-commits: delta commits since the last compaction needed (compaction.delta_commits)', default: 5, parse: parseIntOpt },
   { flags: '--log-size-threshold <bytes>', description: 'log-size: skip slices with fewer log bytes', default: 0, parse: parseIntOpt },
@@ -84,11 +85,30 @@ async function printPlan(ctx: Ctx, o: Opts, table: import('../src/table/index.ts
 
 async function schedule(ctx: Ctx, o: Opts): Promise<string | undefined> {
   const table = await openFromOpts(ctx, o);
-  const s = await (await services()).scheduleCompaction(table, { ...serviceOpts(ctx, o), ...scheduleOpts(o) });
+  const s = await (await services()).scheduleCompaction(table, { ...serviceOpts(ctx, o), ...scheduleOpts(o), dryRun: o.dryRun === true });
   if (s.metadataTableDisabled) ctx.out.warn(`metadata table of ${table.uri} disabled (hoodie.table.metadata.partitions cleared, .hoodie/metadata deleted)`);
   if (!s.instant) {
     if (wantsJson(o)) ctx.out.json({ scheduled: false, reason: s.reason });
     else note(ctx, o, `Nothing to compact: ${s.reason}`);
+    return undefined;
+  }
+  if (o.dryRun === true) {
+    const ops = (s.plan?.operations ?? []).map((op) => ({ partitionPath: op.partitionPath ?? '', fileId: op.fileId ?? '', baseInstantTime: op.baseInstantTime ?? '', dataFilePath: op.dataFilePath ?? null, deltaFilePaths: op.deltaFilePaths ?? [] }));
+    if (wantsJson(o)) ctx.out.json({ scheduled: false, dryRun: true, instant: s.instant, operations: ops });
+    else {
+      note(ctx, o, `Would schedule compaction ${s.instant} of ${ops.length} file group(s) (dry run: nothing written)`);
+      ctx.out.table(
+        [
+          { key: 'partitionPath', header: 'Partition Path', value: (x: (typeof ops)[number]) => x.partitionPath },
+          { key: 'fileId', header: 'File Id', value: (x) => x.fileId },
+          { key: 'baseInstantTime', header: 'Base Instant', value: (x) => x.baseInstantTime },
+          { key: 'dataFilePath', header: 'Data File Path', value: (x) => x.dataFilePath ?? '' },
+          { key: 'deltaFilePaths', header: 'Total Delta Files', value: (x) => x.deltaFilePaths.length },
+        ],
+        ops,
+        outputOptions({ ...o, json: undefined }),
+      );
+    }
     return undefined;
   }
   if (wantsJson(o)) ctx.out.json({ scheduled: true, instant: s.instant, operations: s.plan?.operations?.length ?? 0 });
@@ -133,6 +153,7 @@ export const compactionServiceSpecs: CommandSpec[] = [
     name: 'compaction schedule',
     summary: 'Schedule a compaction (writes <t>.compaction.requested); no Spark needed',
     options: [...SCHEDULE_OPTIONS, ...SERVICE_OPTIONS],
+    writes: { plan: ['--dry-run'] },
     table: { limit: -1 },
     async action(ctx, o) {
       await schedule(ctx, o);

@@ -17,6 +17,7 @@ const FAMILIES = {
   triage: async () => (await import('./triage.ts')).triageSpecs,
   demo: async () => (await import('./demo.ts')).demoSpecs,
   meta: async () => (await import('./meta.ts')).metaSpecs,
+  mcp: async () => (await import('./mcp.ts')).mcpSpecs,
 } satisfies Record<string, () => Promise<CommandSpec[]>>;
 
 export type Family = keyof typeof FAMILIES;
@@ -45,6 +46,7 @@ export const FIRST_WORDS: Record<string, Family[]> = {
   metrics: ['triage'],
   demo: ['demo'],
   man: ['meta'],
+  mcp: ['mcp'],
 };
 
 export function loadFamily(f: Family): Promise<CommandSpec[]> {

@@ -28,6 +28,12 @@ export interface CommandSpec {
   needsTable?: boolean;
   /** column keys for the man page's JSON FIELDS section */
   jsonFields?: () => Promise<string[]>;
+  /**
+   * A command that changes the table. It is never an MCP read tool (unless `alsoRead`); with `plan`
+   * (the arguments of its dry run) it is an MCP write tool named `tool` (default: the command):
+   * the plan call adds `plan`, the execute call adds `execute`; `fixed` flags are the server's.
+   */
+  writes?: { plan?: string[]; execute?: string[]; fixed?: string[]; tool?: string; alsoRead?: boolean };
   action: (ctx: Ctx, opts: Opts) => Promise<number | void>;
 }
 

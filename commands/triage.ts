@@ -63,6 +63,7 @@ export const triageSpecs: CommandSpec[] = [
     aliases: ['show orphans'],
     summary: 'Lists orphan files (Flink leftovers, uncommitted data files, marker dirs, stuck instants); --delete --yes quarantines them',
     table: { limit: -1 },
+    writes: { tool: 'orphans delete', alsoRead: true, plan: [], execute: ['--delete', '--yes'], fixed: ['--delete', '--purge', '--yes'] },
     options: [
       OLDER_THAN,
       { flags: '--dir <dir>', description: 'only this table-relative directory; an absolute directory outside the table (a Flink file-sink dir next to it) is listed for .inprogress/.pending part files' },
