@@ -45,7 +45,7 @@ export const ENGINE_OPTIONS: OptionSpec[] = [
   { flags: '--target <target>', description: 'flink run -t: yarn-per-job, yarn-application, kubernetes-application, remote, local …' },
   { flags: '--jobmanager <host:port>', description: 'flink run -m' },
   { flags: '--flink-parallelism <n>', description: 'flink run -p' },
-  { flags: '--flink-conf <key=value>', description: 'flink run -D key=value, repeatable' },
+  { flags: '--flink-conf <key=value>', description: 'flink run -Dkey=value, repeatable', parse: collectPair },
 ];
 
 const camel = (key: string) => key.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
@@ -101,6 +101,7 @@ export function engineSummary(r: RunResult): Record<string, unknown> {
     flinkJobId: r.ids.flinkJobId ?? null,
     kubernetesSubmissionId: r.ids.kubernetesSubmissionId ?? null,
     stoppedBy: r.stoppedBy ?? null,
+    killed: r.killed ?? false,
     operations: r.operations ?? null,
     rolledBackFiles: r.rolledBack?.deletedFiles.length ?? 0,
     rollbackInstant: r.rolledBack?.rollbackInstant ?? null,

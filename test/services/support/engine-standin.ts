@@ -5,7 +5,8 @@
 //   complete  take over the instant's heartbeat (HoodieCompactor's heartbeatClient.start replaces the
 //             file; here it is removed so the local run can start its own), then execute exactly the
 //             instant named by --instant-time / --target-instants with the built tblcli
-//             (`compaction run --instant T --path B`), exiting with its code (or `exitCode`)
+//             (`compaction run --engine local --instant T --path B`), exiting with its code (or
+//             `exitCode`)
 //   exit0     print HoodieCompactor's "no scheduled compaction" line and exit 0, doing nothing
 //   fail      print `errorLines` and exit `exitCode` (default 1)
 //   crash     start the instant and die in the middle (the crash child, SIGKILLed after a base file
@@ -66,7 +67,7 @@ const takeOverHeartbeat = () => fs.rmSync(path.join(base, '.hoodie', '.heartbeat
 switch (cfg.mode) {
   case 'complete': {
     takeOverHeartbeat();
-    const r = cp.spawnSync(process.execPath, [cfg.cli, 'compaction', 'run', '--instant', instant, '--path', base], { stdio: 'inherit' });
+    const r = cp.spawnSync(process.execPath, [cfg.cli, 'compaction', 'run', '--engine', 'local', '--instant', instant, '--path', base], { stdio: 'inherit' });
     process.exit(cfg.exitCode !== undefined ? cfg.exitCode : r.status === null ? 1 : r.status);
   }
   case 'exit0':
