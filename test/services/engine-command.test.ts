@@ -280,7 +280,7 @@ describe('spark-submit command lines', () => {
       props: '/etc/hudi/compactor.properties',
       'hoodie-conf': { 'hoodie.metrics.datadog.api.key': 'DDKEY-456', 'hoodie.metrics.on': 'true' },
     });
-    const c = await buildEngineCommand(s, job(), ctx({ '/opt/spark/conf/spark-defaults.conf': 'spark.eventLog.enabled true\n', '/etc/hudi/compactor.properties': 'hoodie.compact.inline=false\n' }));
+    const c = await buildEngineCommand(s, job(), ctx({ '/opt/spark/conf/spark-defaults.conf': 'spark.eventLog.enabled true\n', '/etc/hudi/compactor.properties': 'hoodie.compact.inline=false\nhoodie.aws.secret.key=FILESECRET9\n' }));
     const line = c.argv.join(' ');
     expect(line).not.toContain('TOKEN-abc123');
     expect(line).not.toContain('DDKEY-456');
@@ -289,12 +289,13 @@ describe('spark-submit command lines', () => {
     expect(c.argv[c.argv.indexOf('--props') + 1]).toBe('/priv/hudi.properties');
     const text = (p: string) => Buffer.from(c.files.find((f) => f.path === p)!.content).toString('latin1');
     expect(text('/priv/spark.properties')).toMatch(/^spark\.eventLog\.enabled true\n#secret settings added by tblcli\n#.*\nspark\.kubernetes\.authenticate\.submission\.oauthToken=TOKEN-abc123\n$/);
-    expect(text('/priv/hudi.properties')).toMatch(/^hoodie\.compact\.inline=false\n#secret settings added by tblcli\n#.*\nhoodie\.metrics\.datadog\.api\.key=DDKEY-456\n$/);
+    expect(text('/priv/hudi.properties')).toMatch(/^hoodie\.compact\.inline=false\nhoodie\.aws\.secret\.key=FILESECRET9\n#secret settings added by tblcli\n#.*\nhoodie\.metrics\.datadog\.api\.key=DDKEY-456\n$/);
     expect(c.files.map((f) => f.shown)).toEqual([
       ['(the content of /etc/hudi/compactor.properties)', 'hoodie.metrics.datadog.api.key=*****'],
       ['(the content of /opt/spark/conf/spark-defaults.conf)', 'spark.kubernetes.authenticate.submission.oauthToken=*****'],
     ]);
-    expect(c.secrets.sort()).toEqual(['DDKEY-456', 'TOKEN-abc123']);
+    // the engine's log of what it read is masked for the props file's secrets too
+    expect(c.secrets.sort()).toEqual(['DDKEY-456', 'FILESECRET9', 'TOKEN-abc123']);
     expect(c.display).not.toMatch(/TOKEN|DDKEY/);
   });
 

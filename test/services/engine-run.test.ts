@@ -156,6 +156,75 @@ describe.skipIf(!HAVE_FIXTURES)('--engine spark: the planned instant executed by
   }
 });
 
+describe.skipIf(!HAVE_FIXTURES)('every engine option reaches the engine as the utilities spell it', () => {
+  it('spark-submit options and HoodieCompactor arguments, as recorded by the stand-in', async () => {
+    const base = tableFresh(V6);
+    const T = await schedule(base);
+    const dir = mkdtempSync(join(tmpdir(), 'tblcli-engine-opts-'));
+    writeFileSync(join(dir, 'compactor.properties'), 'hoodie.compact.inline=false\n');
+    writeFileSync(join(dir, 'spark.conf'), 'spark.eventLog.enabled true\n');
+    si.behave({ mode: 'complete', recordEnv: ['SPARK_HOME'] });
+    const r = await runCli(
+      [
+        'compaction', 'run', '--path', base, '--instant', T, ...sparkArgs(6), '--spark-home', '/opt/spark',
+        '--master', 'yarn', '--deploy-mode', 'client', '--name', 'compact-trips', '--queue', 'etl',
+        '--driver-memory', '2g', '--executor-memory', '8g', '--executor-cores', '4', '--num-executors', '10',
+        '--principal', 'etl@EXAMPLE.COM', '--keytab', '/etc/security/etl.keytab', '--properties-file', join(dir, 'spark.conf'),
+        '--jars', '/opt/a.jar,/opt/b.jar', '--spark-conf', 'spark.yarn.maxAppAttempts=1',
+        '--props', join(dir, 'compactor.properties'), '--hoodie-conf', 'hoodie.metrics.on=false',
+        '--parallelism', '50', '--retry', '2', '--base-path', base, '--lock-expire', '2m',
+      ],
+      { env: env() },
+    );
+    expect(r.exitCode, r.stderr).toBe(0);
+    const call = lastCall();
+    expect(call.argv).toEqual([
+      '--class', 'org.apache.hudi.utilities.HoodieCompactor',
+      '--master', 'yarn', '--deploy-mode', 'client', '--name', 'compact-trips', '--queue', 'etl',
+      '--driver-memory', '2g', '--executor-memory', '8g', '--executor-cores', '4', '--num-executors', '10',
+      '--principal', 'etl@EXAMPLE.COM', '--keytab', '/etc/security/etl.keytab',
+      '--properties-file', join(dir, 'spark.conf'),
+      '--jars', '/opt/a.jar,/opt/b.jar',
+      '--conf', 'spark.yarn.maxAppAttempts=1',
+      SPARK_BUNDLE[6],
+      '--base-path', base, '--table-name', 'v6_trips_8i1u', '--instant-time', T, '--mode', 'execute', '--parallelism', '50', '--retry', '2',
+      '--props', join(dir, 'compactor.properties'),
+      ...lockArgs(base).map((a) => a.replace('hoodie.write.lock.filesystem.expire=1', 'hoodie.write.lock.filesystem.expire=2')),
+      '--hoodie-conf', 'hoodie.metrics.on=false',
+    ]);
+    expect(call.env.SPARK_HOME).toBe('/opt/spark');
+    expect(call.files[join(dir, 'compactor.properties')]).toBe('hoodie.compact.inline=false\n');
+    expect(await stateOf(base, T)).toBe('COMPLETED');
+  }, 60_000);
+
+  it('flink run options and HoodieFlinkCompactor arguments, as recorded by the stand-in', async () => {
+    const base = tableFresh(V6);
+    const T = await schedule(base);
+    const dir = mkdtempSync(join(tmpdir(), 'tblcli-engine-opts-'));
+    writeFileSync(join(dir, 'flink.properties'), '');
+    si.behave({ mode: 'complete', recordEnv: ['FLINK_HOME'] });
+    const r = await runCli(
+      [
+        'compaction', 'run', '--path', base, '--engine', 'flink', '--flink', si.flink, '--flink-home', '/opt/flink', '--bundle', FLINK_BUNDLE[6]!,
+        '--target', 'remote', '--jobmanager', 'jm:8081', '--flink-parallelism', '4', '--flink-conf', 'pipeline.name=compact-trips',
+        '--jars', '/opt/extra.jar', '--parallelism', '3', '--retry', '1', '--props', join(dir, 'flink.properties'), '--hoodie-conf', 'compaction.max_memory=512',
+      ],
+      { env: env() },
+    );
+    expect(r.exitCode, r.stderr).toBe(0);
+    const call = lastCall('flink');
+    expect(call.argv).toEqual([
+      'run', '-t', 'remote', '-m', 'jm:8081', '-p', '4', '-Dpipeline.name=compact-trips', '-C', 'file:///opt/extra.jar',
+      '-c', 'org.apache.hudi.sink.compact.HoodieFlinkCompactor', FLINK_BUNDLE[6],
+      '--path', base, '--plan-select-strategy', 'instants', '--target-instants', T, '--compaction-tasks', '3', '--retry', '1',
+      '--props', join(dir, 'flink.properties'),
+      ...lockArgs(base),
+      '--hoodie-conf', 'compaction.max_memory=512',
+    ]);
+    expect(call.env.FLINK_HOME).toBe('/opt/flink');
+  }, 60_000);
+});
+
 describe.skipIf(!HAVE_FIXTURES)('--engine flink: the planned instant executed by HoodieFlinkCompactor', () => {
   for (const id of [V6, V8]) {
     it(`${id}: flink run -c HoodieFlinkCompactor --plan-select-strategy instants --target-instants T; job id in --json`, async () => {
@@ -302,6 +371,28 @@ describe.skipIf(!HAVE_FIXTURES)('idempotence: never two engines on one instant; 
     expect(local.exitCode, local.stderr).toBe(4);
     expect(calls()).toBe(before + 1);
     expect((await first).exitCode).toBe(1);
+  }, 60_000);
+
+  it('the table lock held by another writer → exit 4 before anything is launched', async () => {
+    const base = tableFresh(V6);
+    await schedule(base);
+    const { acquireTableLock } = await import('../../src/services/index.ts');
+    const { LocalStorage } = await import('../../src/storage/index.ts');
+    const lock = await acquireTableLock(new LocalStorage(), join(base, '.hoodie'));
+    const n = si.calls().length;
+    try {
+      const r = await runCli(['compaction', 'run', '--path', base, ...sparkArgs(6)], { env: env() });
+      expect(r.exitCode, r.stderr).toBe(4);
+      expect(r.stderr).toMatch(/table lock .*\.hoodie\/\.aux\/lock is held by another writer/);
+    } finally {
+      await lock.release();
+    }
+    expect(si.calls().length).toBe(n);
+    // spark-submit found on PATH when no --spark-submit, SPARK_HOME or setting names it
+    si.behave({ mode: 'complete' });
+    const r = await runCli(['compaction', 'run', '--path', base, '--engine', 'spark', '--bundle', SPARK_BUNDLE[6]!], { env: env() });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(si.calls().length).toBe(n + 1);
   }, 60_000);
 
   it('engine dies half-way → exit 1 (inflight); rerun while its heartbeat lives → exit 4; after expiry the rerun rolls back and relaunches the same instant', async () => {

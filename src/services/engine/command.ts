@@ -15,7 +15,7 @@
 // to a private copy of the Spark properties file (`--properties-file`, spark-defaults.conf merged in as
 // spark-submit would have read it), secret Hudi settings to a private `--props` file.
 import { TblError } from '../../errors/index.ts';
-import { formatProperties } from '../../config/index.ts';
+import { formatProperties, parseProperties } from '../../config/index.ts';
 import { joinPath } from '../../util/index.ts';
 import { isSecretKey, maskPair, maskUrl, shellLine, urlCredential, MASK } from './secrets.ts';
 import { driverIsRemote, type EngineSettings, type FlinkSettings, type SparkSettings } from './settings.ts';
@@ -145,6 +145,15 @@ function refuseCredentials(s: EngineSettings): void {
   }
 }
 
+/** Values of the secret keys in a properties file's text. */
+function secretValuesOf(text: string): string[] {
+  try {
+    return [...parseProperties(Buffer.from(text, 'latin1'))].filter(([k]) => isSecretKey(k)).map(([, v]) => v);
+  } catch {
+    return [];
+  }
+}
+
 /** Properties text that re-states `base` (a properties file's text) and then sets `extra`. */
 function propertiesWith(base: string | undefined, extra: Record<string, string>): Uint8Array {
   const tail = Buffer.from(formatProperties(new Map(Object.entries(extra)), 'secret settings added by tblcli', new Date())).toString('latin1');
@@ -182,7 +191,9 @@ async function hudiSettings(s: EngineSettings, job: EngineJob, ctx: BuildContext
     props = joinPath(ctx.privateDir, 'hudi.properties');
     files.push({ path: props, content: propertiesWith(userProps, secret), shown: [...(s.props ? [`(the content of ${s.props})`] : []), ...Object.keys(secret).map((k) => `${k}=${MASK}`)] });
   }
-  return { props, conf: Object.entries(plain).flatMap(([k, v]) => ['--hoodie-conf', `${k}=${v}`]), secrets: Object.values(secret) };
+  // the engine may log the settings it read (HoodieCleaner logs them all): mask those of the props file too
+  const fromFile = userProps === undefined ? [] : secretValuesOf(userProps);
+  return { props, conf: Object.entries(plain).flatMap(([k, v]) => ['--hoodie-conf', `${k}=${v}`]), secrets: [...Object.values(secret), ...fromFile] };
 }
 
 /** HoodieCompactor / HoodieClusteringJob / HoodieCleaner arguments. */
@@ -236,12 +247,14 @@ async function sparkCommand(s: SparkSettings, job: EngineJob, ctx: BuildContext,
     else plain.push([k, v]);
   }
   let propertiesFile = s.propertiesFile;
+  const secretsOfBase: string[] = [];
   if (Object.keys(secret).length > 0) {
     // --properties-file replaces spark-defaults.conf: carry it (or the given file) over, as spark-submit would read it
     const confDir = ctx.env.SPARK_CONF_DIR || (s.sparkHome ? joinPath(s.sparkHome, 'conf') : ctx.env.SPARK_HOME ? joinPath(ctx.env.SPARK_HOME, 'conf') : undefined);
     const basePath = s.propertiesFile ?? (confDir ? joinPath(confDir, 'spark-defaults.conf') : undefined);
     const base = basePath ? await ctx.readLocal(basePath) : undefined;
     if (s.propertiesFile && base === undefined) throw usage(`properties-file ${s.propertiesFile} not found`);
+    if (base !== undefined) secretsOfBase.push(...secretValuesOf(base));
     propertiesFile = joinPath(ctx.privateDir, 'spark.properties');
     files.push({ path: propertiesFile, content: propertiesWith(base, secret), shown: [...(base !== undefined ? [`(the content of ${basePath})`] : []), ...Object.keys(secret).map((k) => `${k}=${MASK}`)] });
   }
@@ -266,7 +279,7 @@ async function sparkCommand(s: SparkSettings, job: EngineJob, ctx: BuildContext,
     s.bundle,
     ...sparkUtilityArgs(s, job, hudi.props, hudi.conf),
   ];
-  return { argv, secrets: [...hudi.secrets, ...Object.values(secret)] };
+  return { argv, secrets: [...hudi.secrets, ...Object.values(secret), ...secretsOfBase] };
 }
 
 /** `flink run -C` takes URLs. */
