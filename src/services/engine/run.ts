@@ -25,7 +25,7 @@ import type { MetadataTablePlan } from '../mdt-sync.ts';
 import { expiryOf, metadataTableFor, reopen, sleep, underLock, type ServiceOptions } from '../transaction.ts';
 import { buildEngineCommand, cancelCommand, type EngineCommand, type EngineIds, type EngineJob, type ServiceKind } from './command.ts';
 import { Redactor } from './secrets.ts';
-import { driverIsRemote, type EngineSettings } from './settings.ts';
+import { jobMayOutliveClient, type EngineSettings } from './settings.ts';
 import { errorLines, superviseEngine, type EngineOutcome, type StopReason, type Supervised } from './supervise.ts';
 
 /** What a table service supplies to run on an engine (compaction/engine.ts is the model). */
@@ -265,18 +265,21 @@ async function launch(c: Claim, svc: EngineService, opts: EngineRunOptions, star
     await sink?.flush();
   } finally {
     // a job that may still run on the cluster keeps the instant until its heartbeat expires
-    const maybeRunning = outcome !== undefined && outcome.stoppedBy !== undefined && driverIsRemote(s) && outcome.cancel?.exitCode !== 0;
+    const maybeRunning = outcome !== undefined && outcome.stoppedBy !== undefined && jobMayOutliveClient(s) && outcome.cancel?.exitCode !== 0;
     await c.heartbeat?.stop({ keepFile: maybeRunning }).catch(() => undefined);
     if (privateDir) await local.delete(privateDir, { recursive: true }).catch(() => undefined);
   }
   const result = outcome;
   const cmd = built!;
+  const keptClaim = result.stoppedBy !== undefined && jobMayOutliveClient(s) && result.cancel?.exitCode !== 0;
   const tl = await (await reopen(c.table)).timeline();
   const { state, completionTime } = stateOf(tl, c.instant, svc);
   const warnings = [...cmd.warnings];
   if (state === 'COMPLETED' && result.exitCode !== 0) warnings.push(`${s.engine} exited ${result.exitCode ?? result.signal} after ${svc.label} ${c.instant} completed`);
   if (result.cancel?.error) warnings.push(`could not stop the job on the cluster: ${result.cancel.error}; stop it with: ${result.cancel.argv.join(' ')}`);
   else if (result.cancel && result.cancel.exitCode !== 0) warnings.push(`${result.cancel.argv.join(' ')} exited ${result.cancel.exitCode}; the job may still be running`);
+  else if (!result.cancel && keptClaim && state !== 'COMPLETED') warnings.push(`no application or job id was seen to cancel the job on the cluster: if it still runs, stop it there`);
+  if (keptClaim && state !== 'COMPLETED') warnings.push(`${svc.label} ${c.instant} stays claimed until its heartbeat expires (${expiryOf(opts)} ms), in case the job still runs`);
   return {
     status: state === 'COMPLETED' ? 'completed' : result.stoppedBy ? 'stopped' : 'failed',
     engine: s.engine,

@@ -300,6 +300,14 @@ export function resolveEngineSettings(engine: Remote, src: SettingSources): Engi
   return s;
 }
 
+/**
+ * Whether the job can outlive the process tblcli started: a Spark driver in cluster deploy mode, a
+ * Flink job on any cluster (`flink run` is only its client).
+ */
+export function jobMayOutliveClient(s: EngineSettings): boolean {
+  return s.engine === 'spark' ? driverIsRemote(s) : s.target !== 'local';
+}
+
 /** Whether the engine's driver (Spark) or main() (Flink) runs on a cluster node, not on this machine. */
 export function driverIsRemote(s: EngineSettings): boolean {
   if (s.engine === 'spark') return s.deployMode === 'cluster' || s.sparkConf['spark.submit.deployMode'] === 'cluster';
