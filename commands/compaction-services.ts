@@ -106,7 +106,7 @@ async function schedule(ctx: Ctx, o: Opts): Promise<string | undefined> {
 type Engine = typeof import('../src/services/engine/index.ts');
 type Loaded = import('../src/services/engine/index.ts').LoadedEngine;
 
-async function engineOf(ctx: Ctx, o: Opts): Promise<{ engine: Engine; loaded: Loaded }> {
+async function engineSettingsOf(ctx: Ctx, o: Opts): Promise<{ engine: Engine; loaded: Loaded }> {
   const engine = await import('../src/services/engine/index.ts');
   return { engine, loaded: await engineFromOpts(ctx, o, engine) };
 }
@@ -176,7 +176,7 @@ export const compactionServiceSpecs: CommandSpec[] = [
     options: [{ flags: '--instant <instant>', description: 'compaction instant to run (alias --compactionInstant)' }, { flags: '--compactionInstant <instant>', description: 'hudi-cli spelling of --instant' }, ...RUN_OPTIONS, ...SERVICE_OPTIONS, ...ENGINE_OPTIONS],
     async action(ctx, o) {
       const instant = (o.instant ?? o.compactionInstant) as string | undefined;
-      const { loaded } = await engineOf(ctx, o);
+      const { loaded } = await engineSettingsOf(ctx, o);
       if (loaded.settings) return runOnEngine(ctx, o, loaded.settings, instant);
       await run(ctx, o, instant);
     },
@@ -188,7 +188,7 @@ export const compactionServiceSpecs: CommandSpec[] = [
     table: { limit: -1 },
     async action(ctx, o) {
       runOpts(ctx, o); // a bad run option fails before a plan is written
-      const { loaded } = await engineOf(ctx, o);
+      const { loaded } = await engineSettingsOf(ctx, o);
       if (loaded.settings) lockExpireMinutes(o);
       if (loaded.settings && o.dryRun) {
         // plan without writing it, then show the command for the instant it would get

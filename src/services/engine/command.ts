@@ -200,6 +200,9 @@ async function hudiSettings(s: EngineSettings, job: EngineJob, ctx: BuildContext
 function sparkUtilityArgs(s: SparkSettings, job: EngineJob, props: string | undefined, conf: string[]): string[] {
   const tail = [...(props ? ['--props', props] : []), ...conf];
   if (job.service === 'clean') {
+    // HoodieCleaner names no instant: client.clean() runs the pending clean plans (tblcli's among
+    // them) and may schedule one of its own from the hoodie.cleaner.* settings (hudi-cli.md §4.3);
+    // the clean service's adapter decides how to keep that to its plan
     if (s.parallelism !== undefined || s.retry !== undefined) throw usage('HoodieCleaner takes neither --parallelism nor --retry');
     return ['--target-base-path', job.basePath, ...tail];
   }
@@ -214,7 +217,6 @@ function sparkUtilityArgs(s: SparkSettings, job: EngineJob, props: string | unde
 /** HoodieFlinkCompactor / HoodieFlinkClusteringJob arguments. */
 function flinkUtilityArgs(s: FlinkSettings, job: EngineJob, props: string | undefined, conf: string[]): string[] {
   const tail = [...(props ? ['--props', props] : []), ...conf];
-  if (job.service === 'clean') throw new TblError('unsupported', 'Hudi has no Flink cleaner utility; run the clean with --engine local or spark');
   const t = requireInstant(job);
   if (job.service === 'clustering') {
     if (s.retry !== undefined) throw usage('HoodieFlinkClusteringJob takes no --retry');
@@ -286,6 +288,8 @@ async function sparkCommand(s: SparkSettings, job: EngineJob, ctx: BuildContext,
 const classpathUrl = (jar: string) => (/^[a-zA-Z][a-zA-Z0-9+.-]*:/.test(jar) ? jar : `file://${jar}`);
 
 async function flinkCommand(s: FlinkSettings, job: EngineJob, ctx: BuildContext, files: PrivateFile[]): Promise<{ argv: string[]; secrets: string[] }> {
+  const service = job.service;
+  if (service === 'clean') throw new TblError('unsupported', 'Hudi has no Flink cleaner utility; run the clean with --engine local or spark');
   const secretConf = Object.keys(s.flinkConf).filter(isSecretKey);
   if (secretConf.length > 0) {
     throw usage(`secret Flink settings (${secretConf.join(', ')}) would be on the command line`, 'put them in the Flink configuration file (FLINK_CONF_DIR)');
@@ -300,7 +304,7 @@ async function flinkCommand(s: FlinkSettings, job: EngineJob, ctx: BuildContext,
     ...Object.entries(s.flinkConf).map(([k, v]) => `-D${k}=${v}`),
     ...s.jars.flatMap((j) => ['-C', classpathUrl(j)]),
     '-c',
-    MAIN_CLASS.flink[job.service === 'clean' ? 'compaction' : job.service],
+    MAIN_CLASS.flink[service],
     s.bundle,
     ...flinkUtilityArgs(s, job, hudi.props, hudi.conf),
   ];
