@@ -148,10 +148,14 @@ export async function main(argv: string[], overrides: MainOverrides = {}): Promi
   let onSigint: (() => void) | undefined;
   const interrupted = new Promise<number>((resolve) => {
     onSigint = () => {
-      ctx.io.stderr('interrupted\n');
-      resolve(EXIT.interrupted);
+      // a command supervising an engine forwards the signal and returns 130 once the engine is down
+      void import('../src/util/interrupt.ts').then(({ interruptsOwned }) => {
+        if (interruptsOwned()) return;
+        ctx.io.stderr('interrupted\n');
+        resolve(EXIT.interrupted);
+      });
     };
-    process.once('SIGINT', onSigint);
+    process.on('SIGINT', onSigint);
   });
   try {
     return await Promise.race([runArgv(argv, ctx), interrupted]);

@@ -8,11 +8,11 @@ function esc(s: string): string {
 
 const EXIT_CODES: [string, string][] = [
   ['0', 'Success, including empty results and "nothing to do". Corrupt log blocks (show logfile), metadata-table differences (metadata validate-files) and a hoodie.properties checksum mismatch are reported as warnings on stderr and still exit 0.'],
-  ['1', 'Runtime error: unreadable table, corrupt instant file, storage failure, a command that needs another table type (compactions on a COPY_ON_WRITE table). One line on stderr names the path or instant; --debug adds the cause chain.'],
+  ['1', 'Runtime error: unreadable table, corrupt instant file, storage failure, a command that needs another table type (compactions on a COPY_ON_WRITE table). One line on stderr names the path or instant; --debug adds the cause chain. With --engine spark|flink: the planned instant is not completed on the timeline after the engine exited, whatever its exit code (its last error lines and the instant\'s state are printed).'],
   ['2', 'Usage error: unknown command or option, missing required option, bad --sortBy column, bad --json field.'],
   ['3', 'Findings at warning level or above (doctor, collisions, orphans with --exit-code).'],
-  ['4', 'Lock held: another table service holds the table lock (table services without --wait).'],
-  ['130', 'Interrupted (SIGINT).'],
+  ['4', 'Lock held: another table service holds the table lock, or another process (tblcli, Spark, Flink) runs the instant: its heartbeat is live (table services without --wait).'],
+  ['130', 'Interrupted (SIGINT; with --engine also SIGTERM, after the signal was forwarded to the engine and it exited).'],
 ];
 
 const ENVIRONMENT: [string, string][] = [
@@ -25,6 +25,13 @@ const ENVIRONMENT: [string, string][] = [
   ['NO_COLOR, FORCE_COLOR', 'Disable or force colour on a terminal. Piped output never has colour.'],
   ['TBLCLI_FORCE_TTY', 'Treat stdout as a terminal.'],
   ['TBLCLI_DEBUG', 'Set to 1 to behave as if --debug was given.'],
+  ['TBLCLI_ENGINE', 'Engine of compaction run|scheduleAndExecute when --engine is not given: local, spark or flink.'],
+  ['TBLCLI_ENGINE_CONF', 'Engine settings file (YAML or .properties) when --engine-conf is not given.'],
+  ['TBLCLI_ENGINE_<KEY>', 'Any engine setting by its flag name, upper case, - as _ (TBLCLI_ENGINE_MASTER=yarn, TBLCLI_ENGINE_SPARK_SUBMIT=...). Flags win over the environment, the environment over the file.'],
+  ['SPARK_HOME, FLINK_HOME', 'Where spark-submit and flink are (bin/), when --spark-submit / --flink are not given.'],
+  ['HUDI_UTILITIES_BUNDLE, HUDI_FLINK_BUNDLE', 'The Hudi bundle jar for --engine spark / flink when --bundle is not given.'],
+  ['SPARK_CONF_DIR', 'Where spark-defaults.conf is read from when secret --spark-conf values move into a private --properties-file.'],
+  ['HADOOP_HOME, YARN_HOME', 'bin/yarn kills the YARN application of a stopped engine run (else yarn on PATH, or --yarn).'],
 ];
 
 export async function generateMan(commands: CommandSpec[], version: string): Promise<string> {
@@ -57,6 +64,12 @@ export async function generateMan(commands: CommandSpec[], version: string): Pro
       'Listings print hudi-cli\'s box table (FlipTable), identical on a terminal and in a pipe; on a colour terminal the header is bold, piped output never has colour. --format csv|tsv prints delimited rows with a header line. --json prints raw values (bytes as numbers, times as stored) keyed by the JSON field names listed per command; --json=a,b keeps only those fields. Errors, warnings and titles go to stderr; stdout carries data only.',
     ),
   );
+  out.push(
+    '.SH ENGINES',
+    esc(
+      "compaction run and compaction scheduleAndExecute take --engine local|spark|flink. local (the default) compacts in tblcli. spark and flink hand exactly the planned instant to Hudi's own utilities: spark-submit --class org.apache.hudi.utilities.HoodieCompactor <bundle> --base-path B --table-name N --instant-time T --mode execute, or flink run -c org.apache.hudi.sink.compact.HoodieFlinkCompactor <bundle> --path B --plan-select-strategy instants --target-instants T, with --hoodie-conf settings for Hudi's FileSystemBasedLockProvider on <base>/.hoodie/.aux/lock so the engine and tblcli share the table lock. Before launching, under the lock, tblcli checks the plan's files, refuses an instant whose heartbeat is live (exit 4), rolls a dead attempt back, and holds the instant's heartbeat until the engine exits (Hudi's HoodieCompactor then keeps its own; the Flink compactor writes none). The engine's output goes to stderr (or --engine-log), SIGINT and SIGTERM are forwarded, --max-duration stops it, and a YARN application, Kubernetes submission or Flink job is cancelled on the cluster too. The exit status is the timeline's verdict: 0 only when the instant completed. Secret settings (keys naming a password, secret, token, access key, credential...) never go on the command line: Spark ones go to a private --properties-file (spark-defaults.conf carried over), Hudi ones to a private --props file; they are masked in everything tblcli prints, --dry-run and --verbose included. Settings come from flags, then TBLCLI_ENGINE_<KEY>, then --engine-conf (YAML: key: value, one level of maps and lists; or .properties with dotted map keys).",
+    ),
+  );
   out.push('.SH EXIT STATUS');
   for (const [code, text] of EXIT_CODES) out.push('.TP', `.B ${code}`, esc(text));
   out.push('.SH ENVIRONMENT');
@@ -70,6 +83,7 @@ export async function generateMan(commands: CommandSpec[], version: string): Pro
     esc('tblcli compactions show all'),
     esc('tblcli timeline show incomplete --show-rollback-info'),
     esc('tblcli commits show --json | jq ".[0]"'),
+    esc('tblcli compaction scheduleAndExecute --engine spark --engine-conf /etc/tblcli/spark.yaml --max-duration 50m --dry-run'),
     '.fi',
   );
   return `${out.join('\n')}\n`;

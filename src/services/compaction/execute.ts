@@ -81,7 +81,7 @@ export interface RunResult {
   writeStats: WriteStat[];
 }
 
-function isCompaction(i: Instant): boolean {
+export function isCompaction(i: Instant): boolean {
   return i.effectiveAction === 'compaction' || i.stateActions.REQUESTED === 'compaction';
 }
 
@@ -135,12 +135,12 @@ async function claim(table: Table, opts: RunOptions): Promise<ClaimOutcome> {
     }
     let busy: { instant: string; ageMs: number } | undefined;
     for (const i of candidates) {
-      if (i.state === 'INFLIGHT') {
-        const now = Date.now();
-        if (!(await isHeartbeatExpired(locked.storage, locked.metaPath, i.requestedTime, expiry, now))) {
-          busy ??= { instant: i.requestedTime, ageMs: now - (await lastHeartbeat(locked.storage, locked.metaPath, i.requestedTime)) };
-          continue;
-        }
+      // a live heartbeat on a requested plan is a run about to start it (an engine launched by
+      // `--engine spark|flink`, or Hudi's HoodieCompactor starting its heartbeat before compact())
+      const now = Date.now();
+      if (!(await isHeartbeatExpired(locked.storage, locked.metaPath, i.requestedTime, expiry, now))) {
+        busy ??= { instant: i.requestedTime, ageMs: now - (await lastHeartbeat(locked.storage, locked.metaPath, i.requestedTime)) };
+        continue;
       }
       const inputs = await checkCompactionInputs(locked, tl, i, () => lock.keepAlive());
       const { table: t, mdt, disabled: metadataTableDisabled, warnings } = await metadataTableFor(locked, opts, 'compaction');
