@@ -129,6 +129,7 @@ async function run(ctx: Ctx, o: Opts, instant?: string): Promise<void> {
 export const compactionServiceSpecs: CommandSpec[] = [
   {
     name: 'compaction schedule',
+    pager: false,
     summary: 'Schedule a compaction (writes <t>.compaction.requested); no Spark needed',
     options: [...SCHEDULE_OPTIONS, ...SERVICE_OPTIONS],
     table: { limit: -1 },
@@ -138,6 +139,7 @@ export const compactionServiceSpecs: CommandSpec[] = [
   },
   {
     name: 'compaction run',
+    pager: false,
     summary: 'Run a pending compaction (default: the earliest); exit 4 when another process holds the lock or runs it',
     options: [{ flags: '--instant <instant>', description: 'compaction instant to run (alias --compactionInstant)' }, { flags: '--compactionInstant <instant>', description: 'hudi-cli spelling of --instant' }, ...RUN_OPTIONS, ...SERVICE_OPTIONS],
     async action(ctx, o) {
@@ -146,6 +148,7 @@ export const compactionServiceSpecs: CommandSpec[] = [
   },
   {
     name: 'compaction scheduleAndExecute',
+    pager: false,
     summary: 'Schedule a compaction and run exactly that instant',
     options: [...SCHEDULE_OPTIONS, ...RUN_OPTIONS, ...SERVICE_OPTIONS],
     table: { limit: -1 },
@@ -158,6 +161,7 @@ export const compactionServiceSpecs: CommandSpec[] = [
   },
   {
     name: 'compaction unschedule',
+    pager: false,
     summary: 'Remove a compaction plan that has not started',
     options: [{ flags: '--instant <instant>', description: 'compaction instant (required)' }, ...SERVICE_OPTIONS],
     async action(ctx, o) {
@@ -171,6 +175,7 @@ export const compactionServiceSpecs: CommandSpec[] = [
   },
   {
     name: 'compaction validate',
+    pager: false,
     summary: "Check that a compaction plan's base and log files still exist",
     options: [{ flags: '--instant <instant>', description: 'compaction instant (required)' }],
     table: { limit: -1 },

@@ -7,6 +7,7 @@ import { GLOBAL_OPTIONS, TABLE_OPTIONS, type CommandSpec, type OptionSpec, type 
 import { defaultStateDir } from './state.ts';
 import { commandsFor } from './registry.ts';
 import { stdStream } from './stdio.ts';
+import { pagerActive, withPager } from './pager.ts';
 import { VERSION } from './version.ts';
 
 export { VERSION };
@@ -53,8 +54,8 @@ export function buildProgram(ctx: Ctx, onAction: (p: Promise<number | void>) => 
     for (const o of GLOBAL_OPTIONS) if (!taken.has(o.flags.split(/[ ,]/)[0])) addOption(cmd, o);
     for (const a of spec.args ?? []) cmd.argument(a);
     cmd.action((...a: unknown[]) => {
-      const opts = a[a.length - 2] as Opts;
-      onAction(spec.action(ctx, { ...opts, args: a.slice(0, -2) }));
+      const o = { ...(a[a.length - 2] as Opts), args: a.slice(0, -2) };
+      onAction(spec.pager === false ? spec.action(ctx, o) : withPager(ctx, o, () => spec.action(ctx, o)));
     });
   };
   for (const spec of selectSpecs(specs, argv)) {
@@ -147,6 +148,7 @@ export async function main(argv: string[], overrides: MainOverrides = {}): Promi
   let onSigint: (() => void) | undefined;
   const interrupted = new Promise<number>((resolve) => {
     onSigint = () => {
+      if (pagerActive()) return void process.once('SIGINT', onSigint!);
       ctx.io.stderr('interrupted\n');
       resolve(EXIT.interrupted);
     };

@@ -23,7 +23,9 @@ const ENVIRONMENT: [string, string][] = [
   ['HADOOP_TOKEN', 'WebHDFS delegation token when --delegation-token is not given.'],
   ['NODE_EXTRA_CA_CERTS', 'Extra CA certificates for swebhdfs://.'],
   ['NO_COLOR, FORCE_COLOR', 'Disable or force colour on a terminal. Piped output never has colour.'],
-  ['TBLCLI_FORCE_TTY', 'Treat stdout as a terminal.'],
+  ['TBLCLI_FORCE_TTY', 'Treat stdout as a terminal; a number also sets the width.'],
+  ['TBLCLI_PAGER, PAGER', 'Pager for output taller or wider than the terminal (TBLCLI_PAGER first; empty or cat: none). Default: less -FRSX, with --header keeping the table header and time column in view where less supports it.'],
+  ['COLUMNS, LINES', 'Terminal size when the terminal does not report one.'],
   ['TBLCLI_DEBUG', 'Set to 1 to behave as if --debug was given.'],
 ];
 
@@ -54,7 +56,7 @@ export async function generateMan(commands: CommandSpec[], version: string): Pro
   out.push(
     '.SH OUTPUT',
     esc(
-      'Listings print hudi-cli\'s box table (FlipTable), identical on a terminal and in a pipe; on a colour terminal the header is bold, piped output never has colour. --format csv|tsv prints delimited rows with a header line. --json prints raw values (bytes as numbers, times as stored) keyed by the JSON field names listed per command; --json=a,b keeps only those fields. Errors, warnings and titles go to stderr; stdout carries data only.',
+      'Listings print hudi-cli\'s box table (FlipTable), identical on a terminal and in a pipe; on a colour terminal the header is bold, piped output never has colour. On a terminal, output taller or wider than the screen goes through a pager (see TBLCLI_PAGER; --no-pager to switch it off); never with --json or --format. --format csv|tsv prints delimited rows with a header line. --json prints raw values (bytes as numbers, times as stored) keyed by the JSON field names listed per command; --json=a,b keeps only those fields. Errors, warnings and titles go to stderr; stdout carries data only.',
     ),
   );
   out.push('.SH EXIT STATUS');

@@ -6,6 +6,7 @@ import { VERSION } from './version.ts';
 export const metaSpecs: CommandSpec[] = [
   {
     name: 'man',
+    pager: false,
     summary: 'Print the tblcli(1) manual page (roff)',
     needsTable: false,
     async action(ctx) {

@@ -77,7 +77,10 @@ export async function runShell(ctx: Ctx, run: (argv: string[], ctx: Ctx) => Prom
     if (argv.length > 0) {
       await appendFile(historyFile, `${redactSecrets(line.trim())}\n`).catch(() => undefined);
       if (argv[0] === 'exit' || argv[0] === 'quit') break;
+      // paused while the command runs: a pager reads the keyboard then, not this prompt
+      rl.pause();
       last = await run(argv[0] === 'help' ? ['--help', ...argv.slice(1)] : argv, ctx);
+      rl.resume();
     }
     ask();
   }

@@ -28,6 +28,10 @@ export interface CommandSpec {
   needsTable?: boolean;
   /** column keys for the man page's JSON FIELDS section */
   jsonFields?: () => Promise<string[]>;
+  /** false: stdout never goes through the pager (table services, interactive and generated output) */
+  pager?: false;
+  /** hidden from help and the man page (`__complete`) */
+  hidden?: boolean;
   action: (ctx: Ctx, opts: Opts) => Promise<number | void>;
 }
 
@@ -63,6 +67,7 @@ export const GLOBAL_OPTIONS: OptionSpec[] = [
   { flags: '--json [fields]', description: 'JSON output with raw values; optionally a comma-separated field list' },
   { flags: '--format <format>', description: 'table (default), csv, tsv or json' },
   { flags: '--debug', description: 'show the cause chain and stack on errors' },
+  { flags: '--no-pager', description: 'on a terminal, never page the output (default: TBLCLI_PAGER, PAGER, else less -FRSX when it does not fit the screen)' },
   { flags: '--namenode-http <hosts>', description: 'NameNode HTTP address(es) host:port[,host:port] for hdfs:// paths (env TBLCLI_WEBHDFS)' },
   { flags: '--user <name>', description: 'WebHDFS user.name (default HADOOP_USER_NAME, then the OS user)' },
   { flags: '--doas <user>', description: 'WebHDFS doas proxy user' },
