@@ -56,7 +56,7 @@ export async function generateMan(commands: CommandSpec[], version: string): Pro
   out.push(
     '.SH OUTPUT',
     esc(
-      'Listings print hudi-cli\'s box table (FlipTable), identical on a terminal and in a pipe; on a colour terminal the header is bold, piped output never has colour. On a terminal, output taller or wider than the screen goes through a pager (see TBLCLI_PAGER; --no-pager to switch it off); never with --json or --format. --format csv|tsv prints delimited rows with a header line. --json prints raw values (bytes as numbers, times as stored) keyed by the JSON field names listed per command; --json=a,b keeps only those fields. Errors, warnings and titles go to stderr; stdout carries data only.',
+      'Listings print hudi-cli\'s box table (FlipTable), identical on a terminal and in a pipe; on a colour terminal the header is bold, piped output never has colour. On a terminal, output taller or wider than the screen goes through a pager (see TBLCLI_PAGER; --no-pager to switch it off); never with --json or --format. doctor, orphans and collisions are tblcli\'s own: on a terminal doctor prints a checklist and the listings a box fitted to the width (one record per row when the columns cannot fit), empty cells as -; in a pipe plain aligned columns, one line per row; --json and --format as for every command. --format csv|tsv prints delimited rows with a header line. --json prints raw values (bytes as numbers, times as stored) keyed by the JSON field names listed per command; --json=a,b keeps only those fields. Errors, warnings and titles go to stderr; stdout carries data only.',
     ),
   );
   out.push('.SH EXIT STATUS');
