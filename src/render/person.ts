@@ -6,6 +6,9 @@
 import Table from 'cli-table3';
 import { Chalk, type ChalkInstance } from 'chalk';
 import type { Tone } from './table-model.ts';
+import { width, wrapText } from './wrap.ts';
+
+export { wrapText };
 
 export interface PersonStyle {
   color: boolean;
@@ -22,47 +25,6 @@ export function paintTone(c: ChalkInstance, tone: Tone | undefined, s: string): 
   if (tone === 'bad') return c.red.bold(s);
   if (tone === 'dim') return c.dim(s);
   return s;
-}
-
-/** Visible columns of a string (code points; the cells we show are not East Asian wide). */
-function width(s: string): number {
-  let n = 0;
-  for (const _ of s) n++;
-  return n;
-}
-
-/**
- * Lines of at most `w` columns: breaks at spaces; a word longer than a line (a path, a list of
- * instants) is broken after '/', ',', '=', '_', '-' or '.' where it can be, else anywhere.
- */
-export function wrapText(text: string, w: number): string[] {
-  if (w < 1) w = 1;
-  const out: string[] = [];
-  for (const para of text.split('\n')) {
-    let line = '';
-    const push = () => {
-      out.push(line);
-      line = '';
-    };
-    for (let word of para.split(' ')) {
-      if (line !== '' && width(line) + 1 + width(word) <= w) {
-        line += ` ${word}`;
-        continue;
-      }
-      if (line !== '') push();
-      while (width(word) > w) {
-        const chars = [...word];
-        let cut = -1;
-        for (let i = w - 1; i >= Math.floor(w / 2); i--) if ('/,=_-.'.includes(chars[i]!)) { cut = i + 1; break; }
-        if (cut < 0) cut = w;
-        out.push(chars.slice(0, cut).join(''));
-        word = chars.slice(cut).join('');
-      }
-      line = word;
-    }
-    push();
-  }
-  return out;
 }
 
 /** Column widths (content only) that fit `total` columns of screen: the widest columns give way first. */

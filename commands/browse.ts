@@ -1,0 +1,23 @@
+// tblcli browse: the interactive timeline browser (ink, loaded only here).
+import { TblError } from '../src/errors/index.ts';
+import type { CommandSpec } from './spec.ts';
+import { parseDurationOpt } from './spec.ts';
+import { openFromOpts } from './shared.ts';
+
+export const browseSpecs: CommandSpec[] = [
+  {
+    name: 'browse',
+    pager: false,
+    summary: 'Interactive timeline browser: filter, search, drill into instants, doctor findings, a time view (read-only; needs a terminal)',
+    options: [{ flags: '--watch <duration>', description: 're-read the timeline at this interval (e.g. 5s), so a stuck instant is seen to move or not', parse: parseDurationOpt }],
+    async action(ctx, o) {
+      if (!ctx.io.isStdoutTTY || !process.stdin.isTTY) {
+        throw new TblError('usage', 'browse needs a terminal on stdin and stdout', { hint: 'for a picture in a pipe use `tblcli timeline show active --chart`' });
+      }
+      const table = await openFromOpts(ctx, o);
+      const v = await import('../src/views/browse.ts');
+      const ink = await import('../src/render/ink/index.ts');
+      await ink.runBrowse(v.browseSource(table, o.path as string | undefined, ctx.now), { watchMs: o.watch as number | undefined, stdout: process.stdout, stdin: process.stdin });
+    },
+  },
+];
