@@ -10,12 +10,12 @@ const SERVICE_OPTIONS: OptionSpec[] = [
   { flags: '--wait', description: 'wait for the table lock (and for a compaction run by another process) instead of exiting 4' },
   { flags: '--wait-timeout <duration>', description: 'give up waiting after this long (e.g. 10m)', parse: parseDurationOpt },
   { flags: '--lock-expire <duration>', description: 'FileSystemBasedLockProvider expiry (hoodie.write.lock.filesystem.expire; default 1m, 0 = never)', parse: parseDurationOpt },
-  { flags: '--metadata-table <mode>', description: "table with a metadata table: 'refuse' (default) or 'disable' (clear hoodie.table.metadata.partitions, delete .hoodie/metadata)", default: 'refuse' },
+  { flags: '--metadata-table <mode>', description: "table with a metadata table: 'refuse' (default) or 'disable' (clear hoodie.table.metadata.partitions, delete .hoodie/metadata)", default: 'refuse', choices: ['refuse', 'disable'] },
   { flags: '--verbose', description: 'report progress and the result on stderr (quiet on success otherwise)' },
 ];
 
 const SCHEDULE_OPTIONS: OptionSpec[] = [
-  { flags: '--strategy <name>', description: 'num-commits (default), log-size or all', default: 'num-commits' },
+  { flags: '--strategy <name>', description: 'num-commits (default), log-size or all', default: 'num-commits', choices: ['num-commits', 'log-size', 'all'] },
   { flags: '--delta-commits <n>', description: 'num-commits: delta commits since the last compaction needed (compaction.delta_commits)', default: 5, parse: parseIntOpt },
   { flags: '--log-size-threshold <bytes>', description: 'log-size: skip slices with fewer log bytes', default: 0, parse: parseIntOpt },
 ];
@@ -23,7 +23,7 @@ const SCHEDULE_OPTIONS: OptionSpec[] = [
 const RUN_OPTIONS: OptionSpec[] = [
   { flags: '--max-duration <duration>', description: 'stop and roll this attempt back when exceeded (e.g. 30m)', parse: parseDurationOpt },
   { flags: '--parallelism <n>', description: 'file groups compacted in parallel', default: 2, parse: parseIntOpt },
-  { flags: '--codec <codec>', description: 'parquet codec: GZIP (Hudi default), SNAPPY or UNCOMPRESSED', default: 'GZIP' },
+  { flags: '--codec <codec>', description: 'parquet codec: GZIP (Hudi default), SNAPPY or UNCOMPRESSED', default: 'GZIP', choices: ['GZIP', 'SNAPPY', 'UNCOMPRESSED'] },
   { flags: '--gzip-level <n>', description: 'zlib level of GZIP pages, 1-9 (default 6, what Hudi writes); lower is faster, files a few % larger', parse: parseGzipLevel },
   { flags: '--heartbeat-expiry <duration>', description: 'a running compaction whose heartbeat is older is considered dead (default 2m, as Hudi)', parse: parseDurationOpt },
 ];

@@ -113,6 +113,7 @@ export function makeCtx(o: MainOverrides = {}): Ctx {
 export async function runArgv(argv: string[], ctx: Ctx): Promise<number> {
   const debug = argv.includes('--debug') || ctx.env.TBLCLI_DEBUG === '1';
   let pending: Promise<number | void> | undefined;
+  if (argv[0] === '__complete') return (await import('./completion.ts')).runComplete(argv.slice(1), ctx);
   try {
     const program = buildProgram(
       ctx,

@@ -59,6 +59,18 @@ export async function generateMan(commands: CommandSpec[], version: string): Pro
       'Listings print hudi-cli\'s box table (FlipTable), identical on a terminal and in a pipe; on a colour terminal the header is bold, piped output never has colour. On a terminal, output taller or wider than the screen goes through a pager (see TBLCLI_PAGER; --no-pager to switch it off); never with --json or --format. doctor, orphans and collisions are tblcli\'s own: on a terminal doctor prints a checklist and the listings a box fitted to the width (one record per row when the columns cannot fit), empty cells as -; in a pipe plain aligned columns, one line per row; --json and --format as for every command. --format csv|tsv prints delimited rows with a header line. --json prints raw values (bytes as numbers, times as stored) keyed by the JSON field names listed per command; --json=a,b keeps only those fields. Errors, warnings and titles go to stderr; stdout carries data only.',
     ),
   );
+  out.push(
+    '.SH INTERACTIVE USE',
+    esc(
+      'tblcli with no arguments on a terminal is hudi-cli\'s shell (prompt hudi-> or hudi:<table>->); Tab completes command words, the options of the command typed so far, the connected table\'s instants after --commit, --instant and the other instant options, and its partitions after --partitionPath and --partition (read once per table for the session).',
+    ),
+    '.PP',
+    esc(
+      'browse keys: up/down or j/k move, PgUp/PgDn, g/G first/last; Enter opens the instant (a commit\'s partitions, files and write stats; a compaction or clustering plan; a clean\'s deleted files; a rollback\'s targets), Esc goes back; / searches an instant, n finds the next; s cycles the state filter (all, pending, completed), a the action filter; t toggles the time view; d shows doctor\'s findings and marks the instants they name with !; r re-reads the timeline; ? help; q quits. The bottom line shows the tblcli command for what is selected; browse never changes the table.',
+    ),
+    '.PP',
+    esc('Shell completion: eval "$(tblcli completion bash)" in ~/.bashrc (or save it in ~/.local/share/bash-completion/completions/tblcli); tblcli completion zsh > "${fpath[1]}/_tblcli"; tblcli completion fish > ~/.config/fish/completions/tblcli.fish. The scripts ask tblcli itself for the candidates; a table is opened only for instant and partition values, and those are cached for a minute in the state directory.'),
+  );
   out.push('.SH EXIT STATUS');
   for (const [code, text] of EXIT_CODES) out.push('.TP', `.B ${code}`, esc(text));
   out.push('.SH ENVIRONMENT');

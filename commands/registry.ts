@@ -47,6 +47,7 @@ export const FIRST_WORDS: Record<string, Family[]> = {
   browse: ['browse'],
   demo: ['demo'],
   man: ['meta'],
+  completion: ['meta'],
 };
 
 export function loadFamily(f: Family): Promise<CommandSpec[]> {

@@ -10,6 +10,8 @@ export interface OptionSpec {
   parse?: (value: string, previous: unknown) => unknown;
   /** JSON key for man page / docs when different from the flag */
   env?: string;
+  /** the values the option takes (shell completion offers them) */
+  choices?: string[];
 }
 
 export type Opts = Record<string, unknown>;
@@ -65,7 +67,7 @@ export const TABLE_OPTIONS = (limit: number): OptionSpec[] => [
 export const GLOBAL_OPTIONS: OptionSpec[] = [
   { flags: '--path <path>', description: 'table base path (local, file://, hdfs://, webhdfs://, swebhdfs://); default: TBLCLI_PATH, then the connected table' },
   { flags: '--json [fields]', description: 'JSON output with raw values; optionally a comma-separated field list' },
-  { flags: '--format <format>', description: 'table (default), csv, tsv or json' },
+  { flags: '--format <format>', description: 'table (default), csv, tsv or json', choices: ['table', 'csv', 'tsv', 'json'] },
   { flags: '--debug', description: 'show the cause chain and stack on errors' },
   { flags: '--no-pager', description: 'on a terminal, never page the output (default: TBLCLI_PAGER, PAGER, else less -FRSX when it does not fit the screen)' },
   { flags: '--namenode-http <hosts>', description: 'NameNode HTTP address(es) host:port[,host:port] for hdfs:// paths (env TBLCLI_WEBHDFS)' },

@@ -122,7 +122,7 @@ export const triageSpecs: CommandSpec[] = [
   {
     name: 'metrics',
     summary: 'Table health metrics in Prometheus text format (for node_exporter textfile collector)',
-    options: [{ flags: '--format <format>', description: 'prometheus (default) or json', default: 'prometheus' }, OLDER_THAN, BUCKET_INDEX],
+    options: [{ flags: '--format <format>', description: 'prometheus (default) or json', default: 'prometheus', choices: ['prometheus', 'json'] }, OLDER_THAN, BUCKET_INDEX],
     async action(ctx, o) {
       const format = String(o.format ?? 'prometheus');
       if (format !== 'prometheus' && format !== 'json') throw new TblError('usage', `metrics --format must be prometheus or json, got '${format}'`);
