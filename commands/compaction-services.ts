@@ -11,7 +11,7 @@ const SERVICE_OPTIONS: OptionSpec[] = [
   { flags: '--wait-timeout <duration>', description: 'give up waiting after this long (e.g. 10m)', parse: parseDurationOpt },
   { flags: '--lock-expire <duration>', description: 'FileSystemBasedLockProvider expiry (hoodie.write.lock.filesystem.expire; default 1m, 0 = never)', parse: parseDurationOpt },
   { flags: '--metadata-table <mode>', description: "table with a metadata table: 'refuse' (default) or 'disable' (clear hoodie.table.metadata.partitions, delete .hoodie/metadata)", default: 'refuse', choices: ['refuse', 'disable'] },
-  { flags: '--verbose', description: 'report progress and the result on stderr (quiet on success otherwise)' },
+  { flags: '--verbose', description: 'report progress and the result on stderr (quiet on success otherwise; on a terminal a progress bar is drawn anyway)' },
 ];
 
 const SCHEDULE_OPTIONS: OptionSpec[] = [
@@ -58,7 +58,7 @@ function scheduleOpts(o: Opts) {
   };
 }
 
-function runOpts(ctx: Ctx, o: Opts) {
+function runOpts(ctx: Ctx, o: Opts, progress?: import('./progress.ts').Progress) {
   const codec = String(o.codec ?? 'GZIP').toUpperCase();
   if (!['GZIP', 'SNAPPY', 'UNCOMPRESSED'].includes(codec)) throw new TblError('usage', `--codec must be GZIP, SNAPPY or UNCOMPRESSED, got '${codec}'`);
   return {
@@ -66,7 +66,8 @@ function runOpts(ctx: Ctx, o: Opts) {
     parallelism: o.parallelism as number | undefined,
     codec: codec as 'GZIP',
     gzipLevel: o.gzipLevel as number | undefined,
-    onProgress: o.verbose ? (e: { path: string; records: number }) => ctx.io.stderr(`wrote ${e.path} (${e.records} records)\n`) : undefined,
+    onStart: progress ? (e: { instant: string; fileGroups: number }) => progress.start(e.fileGroups, 'file groups', `compaction ${e.instant}`) : undefined,
+    onProgress: progress ? (e: { path: string; records: number; bytes: number }) => progress.step(e.records, e.bytes, `wrote ${e.path} (${e.records} records)`) : undefined,
   };
 }
 
@@ -102,7 +103,14 @@ async function schedule(ctx: Ctx, o: Opts): Promise<string | undefined> {
 
 async function run(ctx: Ctx, o: Opts, instant?: string): Promise<void> {
   const table = await openFromOpts(ctx, o);
-  const r = await (await services()).runCompaction(table, { ...serviceOpts(ctx, o), ...runOpts(ctx, o), instant: instant ?? (o.instant as string | undefined) });
+  // a bar on a terminal's stderr, plain lines with --verbose in a pipe, nothing in cron
+  const progress = (await import('./progress.ts')).progressFor(ctx, 'compaction', { verbose: o.verbose === true });
+  let r: Awaited<ReturnType<Services['runCompaction']>>;
+  try {
+    r = await (await services()).runCompaction(table, { ...serviceOpts(ctx, o), ...runOpts(ctx, o, progress), instant: instant ?? (o.instant as string | undefined) });
+  } finally {
+    progress.end();
+  }
   const summary = {
     status: r.status,
     instant: r.instant ?? null,
@@ -122,7 +130,12 @@ async function run(ctx: Ctx, o: Opts, instant?: string): Promise<void> {
   }
   if (o.verbose) {
     const rb = r.rolledBack ? ` after rolling back the previous attempt (rollback ${r.rolledBack.rollbackInstant})` : '';
-    ctx.io.stderr(`Compaction successfully completed for ${r.instant}${rb}: ${r.fileGroups} file group(s), ${r.records} records, ${r.bytes} bytes in ${r.durationMs} ms\n`);
+    if (ctx.io.isStderrTTY) {
+      // for a person: the same facts in units one reads at a glance
+      const p = await import('../src/render/progress.ts');
+      const { humanDuration } = await import('../src/render/time-chart.ts');
+      ctx.io.stderr(`Compaction ${r.instant} completed${rb}: ${r.fileGroups} file group(s), ${p.shortCount(r.records)} records, ${p.shortBytes(r.bytes)} in ${humanDuration(r.durationMs)}\n`);
+    } else ctx.io.stderr(`Compaction successfully completed for ${r.instant}${rb}: ${r.fileGroups} file group(s), ${r.records} records, ${r.bytes} bytes in ${r.durationMs} ms\n`);
   }
 }
 
