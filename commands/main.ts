@@ -95,6 +95,18 @@ export interface MainOverrides {
   session?: Ctx['session'];
 }
 
+/** TBLCLI_NOW (an ISO time): the clock for reproducible output (screenshots, goldens), like SOURCE_DATE_EPOCH. */
+function fixedNow(env: Record<string, string | undefined>): (() => Date) | undefined {
+  const v = env.TBLCLI_NOW;
+  if (!v) return undefined;
+  const d = new Date(v);
+  // thrown when a command asks the time: a one-line usage error like any bad input
+  return () => {
+    if (Number.isNaN(d.getTime())) throw new TblError('usage', `TBLCLI_NOW must be an ISO date-time, got '${v}'`);
+    return new Date(d);
+  };
+}
+
 export function makeCtx(o: MainOverrides = {}): Ctx {
   const io = o.io ?? systemIO(o.env ?? process.env, { out: stdStream(1), err: stdStream(2) });
   const env = o.env ?? process.env;
@@ -103,7 +115,7 @@ export function makeCtx(o: MainOverrides = {}): Ctx {
     out: new Output(io),
     env,
     cwd: o.cwd ?? process.cwd(),
-    now: o.now ?? (() => new Date()),
+    now: o.now ?? fixedNow(env) ?? (() => new Date()),
     stateDir: o.stateDir ?? defaultStateDir(env),
     session: o.session,
   };

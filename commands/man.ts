@@ -27,6 +27,7 @@ const ENVIRONMENT: [string, string][] = [
   ['TBLCLI_PAGER, PAGER', 'Pager for output taller or wider than the terminal (TBLCLI_PAGER first; empty or cat: none). Default: less -FRSX, with --header keeping the table header and time column in view where less supports it.'],
   ['COLUMNS, LINES', 'Terminal size when the terminal does not report one.'],
   ['TBLCLI_DEBUG', 'Set to 1 to behave as if --debug was given.'],
+  ['TBLCLI_NOW', 'An ISO date-time used as the current time (ages, pending bars): reproducible output for screenshots and tests.'],
 ];
 
 export async function generateMan(commands: CommandSpec[], version: string): Promise<string> {

@@ -31,7 +31,8 @@ export function shellCompleter(ctx: Ctx, specs: CommandSpec[]): (line: string, d
   return (line, done) => {
     const words = wordsOfLine(line, false);
     complete(words, specs, dynamic).then(
-      (c) => done(null, [c, words[words.length - 1] ?? '']),
+      // readline inserts a sole candidate as is: the space a shell adds after a finished word is ours
+      (c) => done(null, [c.length === 1 && !/[=/]$/.test(c[0]!) ? [`${c[0]} `] : c, words[words.length - 1] ?? '']),
       () => done(null, [[], line]),
     );
   };

@@ -113,7 +113,7 @@ export const triageSpecs: CommandSpec[] = [
       const opts = outputOptions(o);
       if (wantsJson(o)) ctx.out.json(report);
       else if (opts.format === 'csv' || opts.format === 'tsv') {
-        ctx.out.text(v.doctorIntro(report).join('\n'));
+        ctx.out.text(v.doctorIntro(report).map((l) => (typeof l === 'string' ? l : l.text)).join('\n'));
         ctx.out.table(v.doctorColumns, report.checks, opts);
       } else await ctx.out.checklist(v.doctorIntro(report), v.doctorChecklist(report.checks));
       return exitFor(o, [report.severity]);

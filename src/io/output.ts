@@ -23,7 +23,7 @@ import {
   type ColumnSpec,
   type TableOptions,
 } from '../render/index.ts';
-import type { CheckItem } from '../render/person.ts';
+import type { CheckItem, IntroLine } from '../render/person.ts';
 import type { IO } from './io.ts';
 
 export type OutputFormat = 'table' | 'csv' | 'tsv' | 'json';
@@ -76,7 +76,7 @@ export class Output {
   }
 
   /** Lines about the subject, then a checklist (doctor): wrapped and coloured on a terminal, one line per item in a pipe. */
-  async checklist(intro: string[], items: CheckItem[], outro: string[] = []): Promise<void> {
+  async checklist(intro: IntroLine[], items: CheckItem[], outro: string[] = []): Promise<void> {
     const p = await import('../render/person.ts');
     const o = { tty: this.io.isStdoutTTY, columns: this.io.columns, color: this.color };
     this.io.stdout(`${p.renderWrapped(intro, o)}\n${p.renderChecklist(items, o)}${outro.length > 0 ? `\n${p.renderWrapped(outro, o)}` : ''}`);

@@ -161,7 +161,17 @@ export function renderChecklist(items: CheckItem[], opts: { tty: boolean; column
 }
 
 /** Paragraph text wrapped to the screen with a hanging indent (the lines above a checklist). */
-export function renderWrapped(lines: string[], opts: { tty: boolean; columns: number }): string {
-  if (!opts.tty) return lines.map((l) => `${l}\n`).join('');
-  return lines.flatMap((l) => wrapText(l, opts.columns - 2).map((x, i) => (i === 0 ? x : `  ${x}`))).map((l) => `${l}\n`).join('');
+export type IntroLine = string | { text: string; tty?: string; wrap: false };
+
+/**
+ * Lines above a checklist, wrapped to the screen with a hanging indent on a terminal. A line that
+ * must not be wrapped (a path: the terminal wraps it or a pager scrolls it) is given as
+ * `{ text, tty, wrap: false }`, where `tty` is how it reads on a terminal.
+ */
+export function renderWrapped(lines: IntroLine[], opts: { tty: boolean; columns: number }): string {
+  if (!opts.tty) return lines.map((l) => `${typeof l === 'string' ? l : l.text}\n`).join('');
+  return lines
+    .flatMap((l) => (typeof l === 'string' ? wrapText(l, opts.columns - 2).map((x, i) => (i === 0 ? x : `  ${x}`)) : (l.tty ?? l.text).split('\n')))
+    .map((l) => `${l}\n`)
+    .join('');
 }

@@ -1,6 +1,6 @@
 // Column specs for `collisions`, `orphans`, `orphans --delete` and `doctor` (one spec per mode, gh-style).
 import type { ColumnSpec, Raw, Tone } from '../render/index.ts';
-import type { CheckItem } from '../render/person.ts';
+import type { CheckItem, IntroLine } from '../render/person.ts';
 import { humanReadableByteCount } from '../util/index.ts';
 import type { DeleteResult, DoctorCheck, DoctorReport, Finding, Orphan, Severity } from '../triage/index.ts';
 
@@ -53,10 +53,12 @@ export const doctorColumns: ColumnSpec<DoctorCheck>[] = [
 ];
 
 /** The lines above doctor's checks: the table, its size, the overall severity. */
-export function doctorIntro(report: DoctorReport): string[] {
+export function doctorIntro(report: DoctorReport): IntroLine[] {
   const tb = report.table;
+  const head = `Table ${tb.name} (${tb.type}, version ${tb.version}, timeline layout ${tb.layout})`;
   return [
-    `Table ${tb.name} (${tb.type}, version ${tb.version}, timeline layout ${tb.layout}) at ${tb.basePath}`,
+    // a terminal shows the path on a line of its own, never broken by the wrapping
+    { text: `${head} at ${tb.basePath}`, tty: `${head}\n  at ${tb.basePath}`, wrap: false },
     `${tb.instants} instants (${tb.completed} completed, ${tb.pending} pending), ${tb.partitions} partitions, ${tb.fileGroups} file groups, ${tb.files} files, ${tb.bytes} bytes`,
     `Overall: ${report.severity}`,
   ];
