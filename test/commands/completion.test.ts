@@ -98,9 +98,11 @@ describe.skipIf(!HAVE_FIXTURES)('Tab in the hudi-> shell', () => {
     const ctx = ctxFor(table(MOR8));
     const tab = shellCompleter(ctx, await allCommands());
     const press = (line: string) => new Promise<[string[], string]>((r) => tab(line, (_e, res) => r(res)));
-    expect(await press('time')).toEqual([['timeline'], 'time']);
+    // a sole candidate comes with the space a shell adds after a finished word
+    expect(await press('time')).toEqual([['timeline '], 'time']);
+    expect(await press('show fsview latest --partitionPath city=san_f')).toEqual([['city=san_francisco '], 'city=san_f']);
     expect(await press('commit showfiles --co')).toEqual([['--commit', '--concurrency'], '--co']);
-    expect(await press('commit showfiles --commit 2025122021013')).toEqual([['20251220210130911'], '2025122021013']);
+    expect(await press('commit showfiles --commit 2025122021013')).toEqual([['20251220210130911 '], '2025122021013']);
     expect((await press('commit showfiles --commit '))[0]).toEqual(INSTANTS);
   });
 });
