@@ -14,7 +14,7 @@ export const browseSpecs: CommandSpec[] = [
       if (!ctx.io.isStdoutTTY || !process.stdin.isTTY) {
         throw new TblError('usage', 'browse needs a terminal on stdin and stdout', { hint: 'for a picture in a pipe use `tblcli timeline show active --chart`' });
       }
-      const table = await openFromOpts(ctx, o);
+      const table = await openFromOpts(ctx, o, 'path', { spinner: false }); // the app says it is reading
       const v = await import('../src/views/browse.ts');
       const ink = await import('../src/render/ink/index.ts');
       await ink.runBrowse(v.browseSource(table, o.path as string | undefined, ctx.now), { watchMs: o.watch as number | undefined, stdout: process.stdout, stdin: process.stdin });
