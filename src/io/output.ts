@@ -21,9 +21,10 @@ import {
   renderJson,
   yellow,
   type ColumnSpec,
+  type CheckItem,
+  type IntroLine,
   type TableOptions,
 } from '../render/index.ts';
-import type { CheckItem, IntroLine } from '../render/person.ts';
 import type { IO } from './io.ts';
 
 export type OutputFormat = 'table' | 'csv' | 'tsv' | 'json';
@@ -69,7 +70,7 @@ export class Output {
     const json = opts.json !== undefined && opts.json !== false;
     if (json || (opts.format !== undefined && opts.format !== 'table')) return this.table(columns, rows, opts);
     const model = buildTable(columns, rows, { ...opts, rowNumbers: false });
-    const p = await import('../render/person.ts');
+    const p = await import('../render/tty/person.ts');
     if (!this.io.isStdoutTTY) return void this.io.stdout(p.renderAligned(model.headers, model.cells));
     const tones = model.rawRows.map((raw) => raw.map((v, i) => columns[i]!.tone?.(v)));
     this.io.stdout(p.renderFitted(model.headers, model.cells, tones, this.io.columns, { color: this.color }));
@@ -77,7 +78,7 @@ export class Output {
 
   /** Lines about the subject, then a checklist (doctor): wrapped and coloured on a terminal, one line per item in a pipe. */
   async checklist(intro: IntroLine[], items: CheckItem[], outro: string[] = []): Promise<void> {
-    const p = await import('../render/person.ts');
+    const p = await import('../render/tty/person.ts');
     const o = { tty: this.io.isStdoutTTY, columns: this.io.columns, color: this.color };
     this.io.stdout(`${p.renderWrapped(intro, o)}\n${p.renderChecklist(items, o)}${outro.length > 0 ? `\n${p.renderWrapped(outro, o)}` : ''}`);
   }

@@ -8,3 +8,4 @@ export { renderDelimited } from './delimited.ts';
 export { renderJson, selectFields } from './json.ts';
 export { javaValueOf, javaDouble, decimalHash00 } from './java.ts';
 export { stripAnsi, visibleLength, bold, yellow } from './ansi.ts';
+export type { CheckItem, IntroLine } from './person-model.ts';

@@ -1,6 +1,5 @@
 // Column specs for `collisions`, `orphans`, `orphans --delete` and `doctor` (one spec per mode, gh-style).
-import type { ColumnSpec, Raw, Tone } from '../render/index.ts';
-import type { CheckItem, IntroLine } from '../render/person.ts';
+import type { CheckItem, ColumnSpec, IntroLine, Raw, Tone } from '../render/index.ts';
 import { humanReadableByteCount } from '../util/index.ts';
 import type { DeleteResult, DoctorCheck, DoctorReport, Finding, Orphan, Severity } from '../triage/index.ts';
 

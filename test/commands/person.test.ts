@@ -7,7 +7,7 @@ import { readdirSync, statSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeCtx, runArgv } from '../../commands/main.ts';
 import { Output, makeTestIO } from '../../src/io/index.ts';
-import { fitWidths, renderAligned, renderFitted, wrapText } from '../../src/render/person.ts';
+import { fitWidths, renderAligned, renderFitted, wrapText } from '../../src/render/tty/person.ts';
 import { openTable } from '../../src/table/index.ts';
 import { doctor, scanTable } from '../../src/triage/index.ts';
 import { doctorChecklist, doctorIntro } from '../../src/views/triage.ts';

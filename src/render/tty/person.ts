@@ -5,8 +5,9 @@
 // commands that render this way (cli-table3 and chalk are not start-up cost).
 import Table from 'cli-table3';
 import { Chalk, type ChalkInstance } from 'chalk';
-import type { Tone } from './table-model.ts';
-import { width, wrapText } from './wrap.ts';
+import type { Tone } from '../table-model.ts';
+import type { CheckItem, IntroLine } from '../person-model.ts';
+import { width, wrapText } from '../wrap.ts';
 
 export { wrapText };
 
@@ -107,17 +108,6 @@ export function renderAligned(headers: string[], cells: string[][]): string {
   return [line(head), ...rows.map(line)].map((l) => `${l}\n`).join('');
 }
 
-export interface CheckItem {
-  tone: Tone;
-  /** the word a pipe shows (ok, info, warning, error) */
-  word: string;
-  name: string;
-  summary: string;
-  /** the next step ('' or '-' for none) */
-  next: string;
-  details: string[];
-}
-
 const MARK: Record<Tone, string> = { good: '✓', info: 'i', warn: '!', bad: '✗', dim: '·' };
 
 /**
@@ -159,9 +149,6 @@ export function renderChecklist(items: CheckItem[], opts: { tty: boolean; column
   }
   return out.map((l) => `${l}\n`).join('');
 }
-
-/** Paragraph text wrapped to the screen with a hanging indent (the lines above a checklist). */
-export type IntroLine = string | { text: string; tty?: string; wrap: false };
 
 /**
  * Lines above a checklist, wrapped to the screen with a hanging indent on a terminal. A line that
