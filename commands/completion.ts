@@ -7,6 +7,8 @@ import { Output } from '../src/io/index.ts';
 import type { Ctx } from './context.ts';
 import { GLOBAL_OPTIONS, TABLE_OPTIONS, type CommandSpec, type OptionSpec } from './spec.ts';
 import { tokenize } from './words.ts';
+// already loaded by main.ts: a static import keeps it in the start-up chunk (an import() would split it out)
+import { allCommands } from './registry.ts';
 
 export type DynamicKind = 'instant' | 'partition';
 /** Instants or partitions of the table the command line names (its --path, else the connected one). */
@@ -153,7 +155,6 @@ export async function runComplete(argv: string[], ctx: Ctx): Promise<number> {
   const curAt = head.indexOf('--cur');
   const bashCur = curAt >= 0 ? (head[curAt + 1] ?? '') : undefined;
   const words = wordsOfLine(line, true);
-  const { allCommands } = await import('./registry.ts');
   let out = await complete(words, await allCommands(), fileCachedDynamic(ctx));
   // bash replaces only what follows its last word break (= and : split a word there)
   const typed = words[words.length - 1] ?? '';
