@@ -167,8 +167,9 @@ describe.skipIf(!HAVE_TMUX || !BUILT || !HAVE_FIXTURES)('screens in tmux', () =>
     await expect(commits).toMatchFileSnapshot(G('shell-tab.80x24.txt'));
   });
 
-  it('q leaves browse and the terminal as it was (alternate screen)', async () => {
-    const shot = await screenshot(['browse'], [80, 24], { env: { TBLCLI_PATH: table(MOR8) }, ready: '8/8 instants', keys: [{ key: 'q', until: '[exit 0]' }] });
+  it('q leaves browse and the terminal as it was (alternate screen); CI=true in the environment changes nothing', async () => {
+    // ink takes CI=true for "no terminal" and would draw only the last frame
+    const shot = await screenshot(['browse'], [80, 24], { env: { TBLCLI_PATH: table(MOR8), CI: 'true' }, ready: '8/8 instants', keys: [{ key: 'q', until: '[exit 0]' }] });
     expect(shot.trim()).toBe('[exit 0]');
   });
 });
