@@ -201,7 +201,7 @@ export async function drillInto(table: Table, i: Instant, path?: string): Promis
 }
 
 /** The exact command that shows more about an instant, or acts on it (shown, never run). */
-export function suggestion(table: Table, i: Instant, path?: string): string {
+export function suggestion(i: Instant, path?: string): string {
   const p = pathFlag(path);
   const t = i.requestedTime;
   const compaction = i.effectiveAction === 'compaction' || i.stateActions.REQUESTED === 'compaction';
@@ -301,7 +301,7 @@ export function browseSource(table: Table, path: string | undefined, now: () => 
     },
     suggest(item) {
       const i = byId.get(item.id);
-      return i ? suggestion(current, i, path) : `tblcli timeline show active --limit -1${pathFlag(path)}`;
+      return i ? suggestion(i, path) : `tblcli timeline show active --limit -1${pathFlag(path)}`;
     },
     formatTime: chartTime,
     now: () => now().getTime(),
