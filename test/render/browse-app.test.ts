@@ -1,6 +1,5 @@
 // `tblcli browse` (src/render/ink) driven with ink-testing-library over real tables: frames asserted
 // for navigation, drill-down, filters, search, the time view, doctor, help, resize and --watch.
-// ink draws at most ~30 frames a second, so each key is given 60 ms before the frame is read.
 import { afterEach, describe, expect, it } from 'vitest';
 import React from 'react';
 import { cleanup, render } from 'ink-testing-library';
@@ -31,10 +30,14 @@ async function until(app: App, ok: (frame: string) => boolean, what: string, ms 
   }
 }
 
+/** Each key, then the frame it causes (a busy machine draws late; a key that changes nothing waits 2 s). */
 async function press(app: App, ...keys: string[]): Promise<void> {
   for (const k of keys) {
+    const before = app.frames.length;
     app.stdin.write(k);
-    await tick();
+    const end = Date.now() + 2000;
+    while (app.frames.length === before && Date.now() < end) await tick(10);
+    await tick(40);
   }
 }
 
