@@ -13,12 +13,12 @@ const SERVICE_OPTIONS: OptionSpec[] = [
   { flags: '--wait', description: 'wait for the table lock (and for a compaction run by another process) instead of exiting 4' },
   { flags: '--wait-timeout <duration>', description: 'give up waiting after this long (e.g. 10m)', parse: parseDurationOpt },
   { flags: '--lock-expire <duration>', description: 'FileSystemBasedLockProvider expiry (hoodie.write.lock.filesystem.expire; default 1m, 0 = never)', parse: parseDurationOpt },
-  { flags: '--metadata-table <mode>', description: "table with a metadata table: 'update' (default: kept in step in the same transaction, as Hudi does), 'disable' (clear hoodie.table.metadata.partitions, delete .hoodie/metadata) or 'refuse'", default: 'update' },
-  { flags: '--verbose', description: 'report progress and the result on stderr (quiet on success otherwise)' },
+  { flags: '--metadata-table <mode>', description: "table with a metadata table: 'update' (default: kept in step in the same transaction, as Hudi does), 'disable' (clear hoodie.table.metadata.partitions, delete .hoodie/metadata) or 'refuse'", default: 'update', choices: ['update', 'disable', 'refuse'] },
+  { flags: '--verbose', description: 'report progress and the result on stderr (quiet on success otherwise; on a terminal a progress bar is drawn anyway)' },
 ];
 
 const SCHEDULE_OPTIONS: OptionSpec[] = [
-  { flags: '--strategy <name>', description: 'num-commits (default), log-size or all', default: 'num-commits' },
+  { flags: '--strategy <name>', description: 'num-commits (default), log-size or all', default: 'num-commits', choices: ['num-commits', 'log-size', 'all'] },
   { flags: '--delta-commits <n>', description: 'num-commits: delta commits since the last compaction needed (compaction.delta_commits)', default: 5, parse: parseIntOpt },
   { flags: '--log-size-threshold <bytes>', description: 'log-size: skip slices with fewer log bytes', default: 0, parse: parseIntOpt },
 ];
@@ -26,7 +26,7 @@ const SCHEDULE_OPTIONS: OptionSpec[] = [
 const RUN_OPTIONS: OptionSpec[] = [
   { flags: '--max-duration <duration>', description: 'stop and roll this attempt back when exceeded (e.g. 30m); with --engine: stop the engine (and its job on the cluster)', parse: parseDurationOpt },
   { flags: '--parallelism <n>', description: "file groups compacted in parallel (default 2); with --engine: the utility's --parallelism (Spark) or --compaction-tasks (Flink), passed only when given", parse: parseIntOpt },
-  { flags: '--codec <codec>', description: 'parquet codec: GZIP (Hudi default, the default), SNAPPY or UNCOMPRESSED' },
+  { flags: '--codec <codec>', description: 'parquet codec: GZIP (Hudi default, the default), SNAPPY or UNCOMPRESSED', choices: ['GZIP', 'SNAPPY', 'UNCOMPRESSED'] },
   { flags: '--gzip-level <n>', description: 'zlib level of GZIP pages, 1-9 (default 6, what Hudi writes); lower is faster, files a few % larger', parse: parseGzipLevel },
   { flags: '--heartbeat-expiry <duration>', description: 'a running compaction whose heartbeat is older is considered dead (default 2m, as Hudi)', parse: parseDurationOpt },
 ];
@@ -61,7 +61,7 @@ function scheduleOpts(o: Opts) {
   };
 }
 
-function runOpts(ctx: Ctx, o: Opts) {
+function runOpts(ctx: Ctx, o: Opts, progress?: import('./progress.ts').Progress) {
   const codec = String(o.codec ?? 'GZIP').toUpperCase();
   if (!['GZIP', 'SNAPPY', 'UNCOMPRESSED'].includes(codec)) throw new TblError('usage', `--codec must be GZIP, SNAPPY or UNCOMPRESSED, got '${codec}'`);
   return {
@@ -69,7 +69,8 @@ function runOpts(ctx: Ctx, o: Opts) {
     parallelism: o.parallelism as number | undefined,
     codec: codec as 'GZIP',
     gzipLevel: o.gzipLevel as number | undefined,
-    onProgress: o.verbose ? (e: { path: string; records: number }) => ctx.io.stderr(`wrote ${e.path} (${e.records} records)\n`) : undefined,
+    onStart: progress ? (e: { instant: string; fileGroups: number }) => progress.start(e.fileGroups, 'file groups', `compaction ${e.instant}`) : undefined,
+    onProgress: progress ? (e: { path: string; records: number; bytes: number }) => progress.step(e.records, e.bytes, `wrote ${e.path} (${e.records} records)`) : undefined,
   };
 }
 
@@ -169,7 +170,14 @@ const EXIT_LOCK_HELD = 4;
 
 async function run(ctx: Ctx, o: Opts, instant?: string): Promise<void> {
   const table = await openFromOpts(ctx, o);
-  const r = await (await services()).runCompaction(table, { ...serviceOpts(ctx, o), ...runOpts(ctx, o), instant: instant ?? (o.instant as string | undefined) });
+  // a bar on a terminal's stderr, plain lines with --verbose in a pipe, nothing in cron
+  const progress = (await import('./progress.ts')).progressFor(ctx, 'compaction', { verbose: o.verbose === true });
+  let r: Awaited<ReturnType<Services['runCompaction']>>;
+  try {
+    r = await (await services()).runCompaction(table, { ...serviceOpts(ctx, o), ...runOpts(ctx, o, progress), instant: instant ?? (o.instant as string | undefined) });
+  } finally {
+    progress.end();
+  }
   const summary = {
     status: r.status,
     instant: r.instant ?? null,
@@ -191,13 +199,19 @@ async function run(ctx: Ctx, o: Opts, instant?: string): Promise<void> {
   }
   if (o.verbose) {
     const rb = r.rolledBack ? ` after rolling back the previous attempt (rollback ${r.rolledBack.rollbackInstant})` : '';
-    ctx.io.stderr(`Compaction successfully completed for ${r.instant}${rb}: ${r.fileGroups} file group(s), ${r.records} records, ${r.bytes} bytes in ${r.durationMs} ms\n`);
+    if (ctx.io.isStderrTTY) {
+      // for a person: the same facts in units one reads at a glance
+      const p = await import('../src/render/progress.ts');
+      const { humanDuration } = await import('../src/render/time-chart.ts');
+      ctx.io.stderr(`Compaction ${r.instant} completed${rb}: ${r.fileGroups} file group(s), ${p.shortCount(r.records)} records, ${p.shortBytes(r.bytes)} in ${humanDuration(r.durationMs)}\n`);
+    } else ctx.io.stderr(`Compaction successfully completed for ${r.instant}${rb}: ${r.fileGroups} file group(s), ${r.records} records, ${r.bytes} bytes in ${r.durationMs} ms\n`);
   }
 }
 
 export const compactionServiceSpecs: CommandSpec[] = [
   {
     name: 'compaction schedule',
+    pager: false,
     summary: 'Schedule a compaction (writes <t>.compaction.requested); no Spark needed',
     options: [{ flags: '--dry-run', description: 'print the plan that would be scheduled and write nothing' }, ...SCHEDULE_OPTIONS, ...SERVICE_OPTIONS],
     writes: { plan: ['--dry-run'] },
@@ -208,6 +222,7 @@ export const compactionServiceSpecs: CommandSpec[] = [
   },
   {
     name: 'compaction run',
+    pager: false,
     summary: 'Run a pending compaction (default: the earliest); exit 4 when another process holds the lock or runs it',
     writes: { plan: ['--dry-run'] },
     options: [{ flags: '--instant <instant>', description: 'compaction instant to run (alias --compactionInstant)' }, { flags: '--compactionInstant <instant>', description: 'hudi-cli spelling of --instant' }, ...RUN_OPTIONS, ...SERVICE_OPTIONS, ...ENGINE_OPTIONS],
@@ -221,6 +236,7 @@ export const compactionServiceSpecs: CommandSpec[] = [
   },
   {
     name: 'compaction scheduleAndExecute',
+    pager: false,
     summary: 'Schedule a compaction and run exactly that instant',
     writes: { plan: ['--dry-run'] },
     options: [...SCHEDULE_OPTIONS, ...RUN_OPTIONS, ...SERVICE_OPTIONS, ...ENGINE_OPTIONS],
@@ -249,6 +265,7 @@ export const compactionServiceSpecs: CommandSpec[] = [
   },
   {
     name: 'compaction unschedule',
+    pager: false,
     summary: 'Remove a compaction plan that has not started',
     writes: { plan: ['--dry-run'] },
     options: [{ flags: '--instant <instant>', description: 'compaction instant (required)' }, { flags: '--dry-run', description: 'check the plan can be unscheduled and write nothing' }, ...SERVICE_OPTIONS],
@@ -264,6 +281,7 @@ export const compactionServiceSpecs: CommandSpec[] = [
   },
   {
     name: 'compaction validate',
+    pager: false,
     summary: "Check that a compaction plan's base and log files still exist",
     options: [{ flags: '--instant <instant>', description: 'compaction instant (required)' }],
     table: { limit: -1 },

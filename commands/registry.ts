@@ -15,6 +15,7 @@ const FAMILIES = {
   archived: async () => (await import('./archived.ts')).archivedSpecs,
   metadata: async () => (await import('./metadata.ts')).metadataSpecs,
   triage: async () => (await import('./triage.ts')).triageSpecs,
+  browse: async () => (await import('./browse.ts')).browseSpecs,
   demo: async () => (await import('./demo.ts')).demoSpecs,
   meta: async () => (await import('./meta.ts')).metaSpecs,
   mcp: async () => (await import('./mcp.ts')).mcpSpecs,
@@ -44,9 +45,11 @@ export const FIRST_WORDS: Record<string, Family[]> = {
   orphans: ['triage'],
   doctor: ['triage'],
   metrics: ['triage'],
+  browse: ['browse'],
   demo: ['demo'],
   man: ['meta'],
   mcp: ['mcp'],
+  completion: ['meta'],
 };
 
 export function loadFamily(f: Family): Promise<CommandSpec[]> {
