@@ -32,7 +32,11 @@ const WRITES = new Set<Action>(['commit', 'deltacommit', 'replacecommit', 'clust
 const COMMITS = new Set<Action>(['commit', 'deltacommit', 'replacecommit', 'clustering']);
 
 export interface CommitRollbackOptions extends ServiceOptions {
-  /** hoodie.rollback.using.markers (hudi-cli --rollbackUsingMarkers, default false) */
+  /**
+   * hoodie.rollback.using.markers: plan a pending target from its markers when it has them (default
+   * true, as Hudi writers roll back failed writes; hudi-cli defaults --rollbackUsingMarkers to false,
+   * whose listing-based plan of a v6 delta commit misses the log files it appended to)
+   */
   useMarkers?: boolean;
   /** roll back although the instant's heartbeat is alive */
   force?: boolean;
@@ -215,7 +219,7 @@ export async function rollbackCommit(table: Table, time: string, opts: CommitRol
     const c = await checkTarget(table, tl, time, opts);
     const mdtPlan = await prepareMetadataTable(table, opts.metadataTable ?? 'update', 'rollback');
     if (mdtPlan && mdtPlan !== 'disable') await checkMetadataTableRollback(table, mdtPlan, time);
-    const plan = c.pending?.plan ?? (await planRollback(table, tl, c.target!, { useMarkers: opts.useMarkers ?? false, now: opts.now }));
+    const plan = c.pending?.plan ?? (await planRollback(table, tl, c.target!, { useMarkers: opts.useMarkers ?? true, now: opts.now }));
     const mdt = mdtPlan === 'disable' ? 'disabled first (hoodie.table.metadata.partitions cleared, .hoodie/metadata deleted)' : mdtDescription(table, mdtPlan !== undefined, time, c.pending?.time);
     return {
       instant: time,
@@ -242,11 +246,11 @@ export async function rollbackCommit(table: Table, time: string, opts: CommitRol
     const tl = await t.timeline();
     const target = tl.find(time).find((i) => WRITES.has(i.effectiveAction) || WRITES.has(i.action));
     const cur: Target = { ...c, target };
-    const before = cur.pending?.plan ?? (target ? await planRollback(t, tl, target, { useMarkers: opts.useMarkers ?? false, now: opts.now }) : undefined);
+    const before = cur.pending?.plan ?? (target ? await planRollback(t, tl, target, { useMarkers: opts.useMarkers ?? true, now: opts.now }) : undefined);
     const r: RollbackResult = await rollbackWithMetadataTable(t, mdt, time, {
       ...opts,
       targetFiles: c.targetFiles,
-      useMarkers: opts.useMarkers ?? false,
+      useMarkers: opts.useMarkers ?? true,
       keepAlive: () => lock.keepAlive(),
     });
     const plan: RollbackPlan = (await pendingPlanOf(t, r.rollbackInstant)) ?? before ?? { instantToRollback: { commitTime: time, action: r.metadata.instantsRollback?.[0]?.action ?? '' }, RollbackRequests: [], version: 1 };
