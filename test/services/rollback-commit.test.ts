@@ -7,8 +7,6 @@
 // and after each: `show rollbacks` / `show rollback` show it as Hudi's are shown, `metadata
 // validate-files` is clean, `orphans` finds nothing the rollback should have removed, the target is
 // gone from the timeline (both tables) and the rollback is completed (MDT first).
-import { cpSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
@@ -18,7 +16,7 @@ import { loadFileSystemView, openTable, openTableAt } from '../../src/table/inde
 import { WRITE_ACTIONS } from '../../src/timeline/index.ts';
 import { HAVE_FIXTURES, tableFresh } from '../support/fixtures.ts';
 import { runJson } from '../support/run-cli.ts';
-import { HAVE_TRINO_V6, trinoV6Table } from '../support/trino.ts';
+import { HAVE_TRINO_V6, trinoV6Fresh } from '../support/trino.ts';
 import { comparable, logicalTypes, snapshotRows, storage } from './support/snapshot.ts';
 import { addDeleteCommit } from './support/writes.ts';
 
@@ -32,12 +30,6 @@ const TABLES = [
   'quickstart_trips_table/mor/avro/v8_trips_8i3u1d',
   'sample_table/mor/avro/v9_txns_simple_meta',
 ];
-
-export function trinoFresh(): string {
-  const dest = join(mkdtempSync(join(tmpdir(), 'tblcli-trino-copy-')), 'hudi_multi_fg_pt_v6_mor');
-  cpSync(trinoV6Table(), dest, { recursive: true });
-  return dest;
-}
 
 async function types(base: string) {
   return logicalTypes((await openTable(base)).config.createSchema);
@@ -147,7 +139,7 @@ describe.skipIf(!HAVE_FIXTURES)('commit rollback on real tables', () => {
 
 describe.skipIf(!HAVE_TRINO_V6)('commit rollback on the Trino table version 6 with a metadata table', () => {
   it("hudi_multi_fg_pt_v6_mor: Hudi's latest commit, then a failed and a completed write of ours", async () => {
-    const base = trinoFresh();
+    const base = trinoV6Fresh();
     await rollBackLatestHudiCommit(base);
     await rollBackOurWrites(base);
   });
