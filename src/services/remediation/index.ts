@@ -5,3 +5,6 @@ export * from './rollback.ts';
 export * from './failed.ts';
 export * from './savepoint.ts';
 export * from './restore.ts';
+export * from './markers.ts';
+export * from './compaction-admin.ts';
+export * from './repairs.ts';
