@@ -39,7 +39,7 @@ export function isFlinkLeftover(name: string): 'inprogress' | 'pending' | undefi
 }
 
 export const ROLL_BACK_FIRST =
-  'roll it back first (the next writer with hoodie.cleaner.policy.failed.writes=EAGER does, or `hudi-cli commit rollback`), then re-run orphans';
+  'roll it back first (`tblcli rollback failed --yes` once no writer runs, or `tblcli commit rollback --commit <t>`), then re-run orphans';
 
 /**
  * Why a data file or marker dir of `instant` must stay, or undefined when the instant no longer protects

@@ -23,7 +23,7 @@ import { heartbeatOwner, heartbeatPath, lastHeartbeat } from '../../write/heartb
 import { markerDir } from '../../write/markers.ts';
 import { pendingActionOf, pendingRollbackOf, planRollback, resolvePlanPaths, rollbackActionOf, type RollbackResult } from '../../write/rollback.ts';
 import { checkMetadataTableRollback, prepareMetadataTable } from '../mdt-sync.ts';
-import { expiryOf, metadataTableFor, reopen, rollbackWithMetadataTable, underLock, type ServiceOptions } from '../transaction.ts';
+import { expiryOf, metadataTableFor, nextInstantTime, reopen, rollbackWithMetadataTable, underLock, type ServiceOptions } from '../transaction.ts';
 import { instantChange, rel, type Change } from './report.ts';
 
 /** Actions `commit rollback` takes (the commits timeline plus table-service instants). */
@@ -189,7 +189,8 @@ async function changesOf(t: Table, rb: string | undefined, c: Target, plan: Roll
   }
   const { requests, deletes } = resolvePlanPaths(t, rbTime, plan);
   for (const r of requests) for (const p of deletes.get(r)!) out.push({ op: 'delete', path: rel(t, p), what: `data file of ${time}` });
-  for (const f of await plannedBlockFiles(t, requests)) {
+  const blocks = await plannedBlockFiles(t, requests);
+  for (const f of blocks) {
     out.push({ op: 'create', path: rel(t, joinPath(markerDir(t.basePath, rbTime), `${f}.marker.APPEND`)), what: 'APPEND marker of the rollback block' });
     out.push({ op: 'create', path: f, what: `rollback command block voiding ${time}'s blocks in this file slice` });
   }
@@ -199,10 +200,10 @@ async function changesOf(t: Table, rb: string | undefined, c: Target, plan: Roll
     out.push(instantChange(t, 'delete', time, pendingAction, 'REQUESTED', 'the rolled-back instant'));
   }
   out.push(instantChange(t, 'create', rbTime, 'rollback', 'COMPLETED', 'rollback metadata'));
-  out.push({ op: 'delete', path: rel(t, markerDir(t.basePath, time)), what: `marker directory of ${time}` });
-  if (t.config.type === 'MERGE_ON_READ' && t.config.version < 8) out.push({ op: 'delete', path: rel(t, markerDir(t.basePath, rbTime)), what: 'marker directory of the rollback' });
+  if (await t.storage.exists(markerDir(t.basePath, time))) out.push({ op: 'delete', path: rel(t, markerDir(t.basePath, time)), what: `marker directory of ${time}` });
+  if (blocks.length > 0 || (rb && (await t.storage.exists(markerDir(t.basePath, rb))))) out.push({ op: 'delete', path: rel(t, markerDir(t.basePath, rbTime)), what: 'marker directory of the rollback' });
   if (c.targetFiles === 'keep-requested') out.push(instantChange(t, 'delete', time, pendingAction, 'INFLIGHT', 'back to requested: the plan is retried with the same time'));
-  out.push({ op: 'delete', path: rel(t, heartbeatPath(t.metaPath, time)), what: 'heartbeat of the rolled-back instant' });
+  if (await t.storage.exists(heartbeatPath(t.metaPath, time))) out.push({ op: 'delete', path: rel(t, heartbeatPath(t.metaPath, time)), what: 'heartbeat of the rolled-back instant' });
   return out.filter((c2, n, all) => all.findIndex((x) => x.op === c2.op && x.path === c2.path) === n);
 }
 
@@ -246,16 +247,19 @@ export async function rollbackCommit(table: Table, time: string, opts: CommitRol
     const tl = await t.timeline();
     const target = tl.find(time).find((i) => WRITES.has(i.effectiveAction) || WRITES.has(i.action));
     const cur: Target = { ...c, target };
-    const before = cur.pending?.plan ?? (target ? await planRollback(t, tl, target, { useMarkers: opts.useMarkers ?? true, now: opts.now }) : undefined);
+    // the rollback's time fixed here, so the change list is written before anything changes
+    const rbTime = cur.pending?.time ?? (await nextInstantTime(t, tl, opts));
+    const before = cur.pending?.plan ?? (await planRollback(t, tl, target!, { useMarkers: opts.useMarkers ?? true, now: opts.now }));
+    const desc = disabled ? 'disabled first (hoodie.table.metadata.partitions cleared, .hoodie/metadata deleted)' : mdtDescription(t, mdt !== undefined, time, rbTime);
+    const changes = await changesOf(t, rbTime, cur, before, desc);
     const r: RollbackResult = await rollbackWithMetadataTable(t, mdt, time, {
       ...opts,
       targetFiles: c.targetFiles,
       useMarkers: opts.useMarkers ?? true,
+      rollbackTime: rbTime,
       keepAlive: () => lock.keepAlive(),
     });
-    const plan: RollbackPlan = (await pendingPlanOf(t, r.rollbackInstant)) ?? before ?? { instantToRollback: { commitTime: time, action: r.metadata.instantsRollback?.[0]?.action ?? '' }, RollbackRequests: [], version: 1 };
-    const desc = disabled ? 'disabled first (hoodie.table.metadata.partitions cleared, .hoodie/metadata deleted)' : mdtDescription(t, mdt !== undefined, time, r.rollbackInstant);
-    const changes = await changesOf(t, r.rollbackInstant, cur, plan, desc);
+    const plan: RollbackPlan = (await pendingPlanOf(t, r.rollbackInstant)) ?? before;
     return {
       instant: time,
       action: plan.instantToRollback?.action ?? (target ? rollbackActionOf(target) : ''),
