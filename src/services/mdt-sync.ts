@@ -334,6 +334,12 @@ export async function checkMetadataTableRollback(t: Table, plan: MetadataTablePl
   if (c) throw foldedError(target, c);
 }
 
+/** The MDT rollback's crash-test points, named apart from the data table's. */
+function mdtPoint(opts: ChangeOptions): ((p: string) => void | Promise<void>) | undefined {
+  const on = opts.onPoint;
+  return on ? (p) => on(`mdt-${p}`) : undefined;
+}
+
 /** The MDT side of a data rollback `rb` of `target` (format-mdt-write.md §3.5). */
 async function rollbackInMetadataTable(t: Table, w: MdtWriteTarget, rb: string, target: string, metadata: RollbackMetadata, opts: ChangeOptions): Promise<void> {
   // the MDT deltacommit of the target, or a crashed MDT rollback of it to finish
@@ -342,8 +348,9 @@ async function rollbackInMetadataTable(t: Table, w: MdtWriteTarget, rb: string, 
   if (folded) throw foldedError(target, folded);
   if (t.config.version < 8) {
     await writeMdtDeltacommit(w, rb, encodeAll(w, rollbackRecords(metadata)), opts);
-    if (hasTarget) await rollbackInstant(w.mdt, target, { targetFiles: 'delete', rollbackTime: `${rb}006`, now: opts.now, clockSkewMs: opts.clockSkewMs, keepAlive: opts.keepAlive });
+    await opts.onPoint?.('mdt-rollback-deltacommit');
+    if (hasTarget) await rollbackInstant(w.mdt, target, { targetFiles: 'delete', rollbackTime: `${rb}006`, now: opts.now, clockSkewMs: opts.clockSkewMs, keepAlive: opts.keepAlive, onPoint: mdtPoint(opts) });
     return;
   }
-  if (hasTarget) await rollbackInstant(w.mdt, target, { targetFiles: 'delete', rollbackTime: rb, now: opts.now, clockSkewMs: opts.clockSkewMs, keepAlive: opts.keepAlive });
+  if (hasTarget) await rollbackInstant(w.mdt, target, { targetFiles: 'delete', rollbackTime: rb, now: opts.now, clockSkewMs: opts.clockSkewMs, keepAlive: opts.keepAlive, onPoint: mdtPoint(opts) });
 }

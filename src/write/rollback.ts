@@ -487,7 +487,9 @@ export async function rollbackInstant(t: Table, targetTime: string, opts: Rollba
   const pendingAction = target ? pendingActionOf(target) : (info.action as Action);
   if (opts.targetFiles === 'delete') {
     await deleteInstantFile(src, targetTime, pendingAction, 'INFLIGHT');
+    await opts.onPoint?.('rollback-target-inflight-deleted');
     await deleteInstantFile(src, targetTime, pendingAction, 'REQUESTED');
+    await opts.onPoint?.('rollback-target-deleted');
   }
   let ct: string | undefined;
   if (!opts.restore) {

@@ -156,7 +156,8 @@ export async function restoreToSavepoint(table: Table, sp: string, opts: Restore
     const finished = await finishCompletedRestores(t00);
     const t0 = finished.length > 0 ? await reopen(t00) : t00;
     const p = await prepare(t0, sp, opts);
-    if (finished.length > 0 && !p.pending && p.plan.instantsToRollback.length === 0) {
+    // a rerun after the restore completed (its leftovers just removed, or none): nothing more to do
+    if (!p.pending && p.plan.instantsToRollback.length === 0 && (finished.length > 0 || (await lastRestoreTo(t0)) === sp)) {
       const gone = finished.flatMap((rb) => [instantChange(t0, 'delete', rb, 'rollback', 'INFLIGHT', 'leftover of a completed restore'), instantChange(t0, 'delete', rb, 'rollback', 'REQUESTED', 'leftover of a completed restore')]);
       return { savepoint: sp, dryRun: false, resumed: true, instantsToRollback: [], rolledBack: [], changes: gone, warnings: p.warnings };
     }
@@ -165,6 +166,7 @@ export async function restoreToSavepoint(table: Table, sp: string, opts: Restore
     if (p.mdt) {
       await disableMetadataTable(t.storage, t.metaPath, now());
       t = await reopen(t);
+      await opts.onPoint?.('restore-metadata-table-dropped');
     }
     const src = t.timelineSource;
     let r = p.pending?.time;
@@ -221,6 +223,18 @@ export async function restoreToSavepoint(table: Table, sp: string, opts: Restore
     if (last && last.requestedTime !== sp) warnings.push(`the last completed commit after the restore is ${last.requestedTime}, not the savepoint ${sp}`);
     return { savepoint: sp, dryRun: false, restoreInstant: r, completionTime: ct, resumed: p.pending !== undefined, instantsToRollback: p.plan.instantsToRollback, rolledBack, changes, warnings };
   });
+}
+
+/** The savepoint the latest completed restore restored to. */
+async function lastRestoreTo(t: Table): Promise<string | undefined> {
+  const tl = await t.timeline();
+  const r = tl.completed().filter((i) => i.action === 'restore').at(-1);
+  if (!r?.files.REQUESTED) return undefined;
+  try {
+    return savepointOfPlan(tl, decodeRestorePlan(await tl.read(r, 'REQUESTED'), { path: t.storage.uri(r.files.REQUESTED.path) }));
+  } catch {
+    return undefined;
+  }
 }
 
 /** finishRestore's last step: every rollback instant after the restore instant goes (completed ones too). */

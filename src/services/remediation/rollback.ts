@@ -14,7 +14,7 @@
 // A pending compaction goes back to requested (its plan is retried with the same time); every other
 // target loses its instant files, as hudi-cli's rollback does.
 import { TblError } from '../../errors/index.ts';
-import { decodeCommitMetadata, decodeRequestedReplaceMetadata, decodeRollbackPlan, type RollbackPlan, type RollbackRequest } from '../../metadata/index.ts';
+import { decodeCommitMetadata, decodeRequestedReplaceMetadata, decodeRollbackMetadata, decodeRollbackPlan, type RollbackPlan, type RollbackRequest } from '../../metadata/index.ts';
 import type { Table } from '../../table/index.ts';
 import type { Action, Instant, State, Timeline } from '../../timeline/index.ts';
 import { formatLogFileName, parseLogFileName, UNKNOWN_WRITE_TOKEN } from '../../fs-view/index.ts';
@@ -68,6 +68,8 @@ export interface CommitRollbackReport {
 }
 
 interface Target {
+  /** a completed rollback of T already exists (a rerun after a crash at its very end) */
+  done?: string;
   target?: Instant;
   pending?: { time: string; plan: RollbackPlan; inflight: boolean };
   targetFiles: 'delete' | 'keep-requested';
@@ -103,11 +105,47 @@ export async function liveHeartbeat(t: Table, instant: string, opts: ServiceOpti
   return `${rel(t, heartbeatPath(t.metaPath, instant))} was touched ${Math.max(0, Math.round((now - last) / 1000))} s ago by ${who}`;
 }
 
+/** The newest completed rollback whose metadata names `time`. */
+async function completedRollbackOf(t: Table, tl: Timeline, time: string): Promise<string | undefined> {
+  for (const i of tl.completed().filter((x) => x.action === 'rollback').reverse()) {
+    try {
+      if ((decodeRollbackMetadata(await tl.read(i), { path: t.storage.uri(i.files.COMPLETED!.path) }).commitsRollback ?? []).includes(time)) return i.requestedTime;
+    } catch {
+      // an unreadable rollback names nothing
+    }
+  }
+  return undefined;
+}
+
+/** What a rollback that completed but was cut short left: marker directories and the heartbeat. */
+async function leftoversOf(t: Table, time: string, rb: string): Promise<Change[]> {
+  const out: Change[] = [];
+  for (const [p, what] of [
+    [markerDir(t.basePath, time), `marker directory of ${time}`],
+    [markerDir(t.basePath, rb), 'marker directory of the rollback'],
+    [heartbeatPath(t.metaPath, time), 'heartbeat of the rolled-back instant'],
+  ] as const) {
+    if (await t.storage.exists(p)) out.push({ op: 'delete', path: rel(t, p), what });
+  }
+  return out;
+}
+
+async function finishedReport(t: Table, time: string, rb: string, dryRun: boolean): Promise<CommitRollbackReport> {
+  const changes = await leftoversOf(t, time, rb);
+  if (!dryRun) for (const c of changes) await t.storage.delete(joinPath(t.basePath, c.path), { recursive: true });
+  return {
+    instant: time, action: '', state: 'GONE', dryRun, rollbackInstant: rb, reused: true, requests: [], changes, deletedFiles: [], failedFiles: [], rollbackLogFiles: {},
+    metadataTable: 'none', warnings: [`${time} was already rolled back by ${rb}${changes.length > 0 ? '; what it left behind is removed' : ''}`],
+  };
+}
+
 /** Finds and checks the target; throws a one-line error naming T when Hudi (or safety) refuses. */
 async function checkTarget(t: Table, tl: Timeline, time: string, opts: CommitRollbackOptions): Promise<Target> {
   const target = tl.find(time).find((i) => WRITES.has(i.effectiveAction) || WRITES.has(i.action));
   const pending = await pendingRollbackOf(t, tl, time);
   if (!target && !pending) {
+    const done = await completedRollbackOf(t, tl, time);
+    if (done) return { done, targetFiles: 'delete' };
     throw new TblError('not-found', `Commit ${time} not found in Commits ${commitTimelineText(tl)}`, { instant: time, path: t.uri });
   }
   if (tl.completed().some((i) => i.action === 'savepoint' && i.requestedTime === time)) {
@@ -218,6 +256,7 @@ export async function rollbackCommit(table: Table, time: string, opts: CommitRol
   if (opts.dryRun) {
     const tl = await table.timeline();
     const c = await checkTarget(table, tl, time, opts);
+    if (c.done) return finishedReport(table, time, c.done, true);
     const mdtPlan = await prepareMetadataTable(table, opts.metadataTable ?? 'update', 'rollback');
     if (mdtPlan && mdtPlan !== 'disable') await checkMetadataTableRollback(table, mdtPlan, time);
     const plan = c.pending?.plan ?? (await planRollback(table, tl, c.target!, { useMarkers: opts.useMarkers ?? true, now: opts.now }));
@@ -240,6 +279,7 @@ export async function rollbackCommit(table: Table, time: string, opts: CommitRol
   }
   return underLock(table, opts, async (t0, lock) => {
     const c = await checkTarget(t0, await t0.timeline(), time, opts);
+    if (c.done) return finishedReport(t0, time, c.done, false);
     const mdtPlan = await prepareMetadataTable(t0, opts.metadataTable ?? 'update', 'rollback');
     if (mdtPlan && mdtPlan !== 'disable') await checkMetadataTableRollback(t0, mdtPlan, time);
     // validated: from here on the table changes
