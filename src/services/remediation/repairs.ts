@@ -1,5 +1,5 @@
 // hudi-cli's RepairsCommand (§1.8) and TableCommand config commands (§1.12) without Spark:
-//   repair addpartitionmeta           partition directories three levels down without
+//   repair addpartitionmeta           partition directories (at the table's partition depth) without
 //                                     .hoodie_partition_metadata get one (latest commit time, depth)
 //   repair overwrite-hoodie-props     hoodie.properties replaced by a local file (initial version kept)
 //   repair corrupted clean files      pending cleans whose plan does not decode are deleted
@@ -9,7 +9,7 @@
 // the backup; checksum recomputed when missing or invalid, written last — format-timeline.md §1.4).
 import { TblError } from '../../errors/index.ts';
 import { formatProperties, KEYS, parseProperties, toTableConfig } from '../../config/index.ts';
-import { PARTITION_METAFILE } from '../../fs-view/index.ts';
+import { listPartitions, PARTITION_METAFILE } from '../../fs-view/index.ts';
 import { decodeCleanerPlan } from '../../metadata/index.ts';
 import type { Table } from '../../table/index.ts';
 import { deleteInstantFile } from '../../timeline/writer.ts';
@@ -30,19 +30,35 @@ export interface PartitionMetaRow {
   action: 'None' | 'Repaired';
 }
 
-/** FSUtils.getAllPartitionFoldersThreeLevelsDown: directories exactly three levels below the base path (hidden ones skipped). */
-async function threeLevelsDown(t: Table): Promise<string[]> {
+/** Directories exactly `depth` levels below the base path (hidden ones and .hoodie skipped). */
+async function dirsAtDepth(t: Table, depth: number): Promise<string[]> {
   let level = [{ path: t.basePath, rel: '' }];
-  for (let depth = 0; depth < 3; depth++) {
+  for (let d = 0; d < depth; d++) {
     const next: { path: string; rel: string }[] = [];
-    for (const d of level) {
-      for (const e of await t.storage.list(d.path)) {
-        if (e.isDirectory && !e.name.startsWith('.')) next.push({ path: e.path, rel: d.rel === '' ? e.name : `${d.rel}/${e.name}` });
+    for (const dir of level) {
+      for (const e of await t.storage.list(dir.path)) {
+        if (e.isDirectory && !e.name.startsWith('.')) next.push({ path: e.path, rel: dir.rel === '' ? e.name : `${dir.rel}/${e.name}` });
       }
     }
     level = next;
   }
   return level.map((d) => d.rel).sort();
+}
+
+/**
+ * The partition depth: that of the partitions that have a metafile (all of them agree in a Hudi
+ * table), else hudi-cli's three levels (FSUtils.getAllPartitionFoldersThreeLevelsDown, made for
+ * yyyy/MM/dd). hudi-cli always looks three levels down, which puts metafiles into the intermediate
+ * directories of deeper tables; tblcli does not.
+ */
+async function partitionDepth(t: Table): Promise<number> {
+  const depths = new Map<number, number>();
+  for (const p of await listPartitions(t.storage, t.basePath)) {
+    if (p.partition === '' || !p.files.some((f) => METAFILES.includes(f.name))) continue;
+    const d = p.partition.split('/').length;
+    depths.set(d, (depths.get(d) ?? 0) + 1);
+  }
+  return [...depths].sort((a, b) => b[1] - a[1])[0]?.[0] ?? 3;
 }
 
 const METAFILES = [PARTITION_METAFILE, `${PARTITION_METAFILE}.parquet`, `${PARTITION_METAFILE}.orc`];
@@ -55,17 +71,18 @@ export async function addPartitionMeta(table: Table, opts: DryRun = {}): Promise
     if (!latest) throw new TblError('timeline', `${t.uri} has no completed commit to write into partition metadata`, { path: t.uri });
     const rows: PartitionMetaRow[] = [];
     const changes: Change[] = [];
-    for (const p of await threeLevelsDown(t)) {
+    const depth = await partitionDepth(t);
+    for (const p of await dirsAtDepth(t, depth)) {
       const dir = joinPath(t.basePath, p);
       let present = false;
       for (const m of METAFILES) if (await t.storage.exists(joinPath(dir, m))) present = true;
       const row: PartitionMetaRow = { partitionPath: p, metadataPresent: present ? 'Yes' : 'No', action: 'None' };
       if (!present) {
         const path = joinPath(dir, PARTITION_METAFILE);
-        changes.push({ op: 'create', path: rel(t, path), what: `commitTime=${latest.requestedTime}, partitionDepth=3` });
+        changes.push({ op: 'create', path: rel(t, path), what: `commitTime=${latest.requestedTime}, partitionDepth=${depth}` });
         if (!opts.dryRun) {
           const now = (opts.now ?? (() => new Date()))();
-          await t.storage.writeNew(path, formatProperties(new Map([['commitTime', latest.requestedTime], ['partitionDepth', '3']]), 'partition metadata', now));
+          await t.storage.writeNew(path, formatProperties(new Map([['commitTime', latest.requestedTime], ['partitionDepth', String(depth)]]), 'partition metadata', now));
           row.action = 'Repaired';
         }
       }

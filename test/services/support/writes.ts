@@ -40,6 +40,12 @@ export interface DeleteOptions {
   /** pick the n-th eligible file group (default 0) */
   fileGroup?: number;
   clockSkewMs?: number;
+  /**
+   * MOR v6, for the compaction-admin tests: 'pending-compaction' writes into the new slice a pending
+   * compaction opened (named by the compaction instant, as 0.x writers do); 'before-pending-compaction'
+   * into the slice it compacts (what a writer unaware of the plan does: `compaction repair` moves it)
+   */
+  slice?: 'latest' | 'pending-compaction' | 'before-pending-compaction';
 }
 
 function microsFields(schema: AvroRecordSchema): string[] {
@@ -68,9 +74,15 @@ export async function addDeleteCommit(base: string, opts: DeleteOptions = {}): P
     const mor = t0.config.type === 'MERGE_ON_READ';
     // a file group with enough live records, not under a pending compaction or clustering
     const eligible = [];
-    for (const s of view.latestFileSlices()) {
-      if (s.pendingCompaction || (!mor && !s.baseFile) || view.allFileGroups(s.partition).find((g) => g.fileId === s.fileId)?.pendingClustering) continue;
-      const rows = (await mergeFileSlice(t0.storage, s, { config, isValidInstant: view.isCommitted })).rows;
+    const which = opts.slice ?? 'latest';
+    for (const g of view.allFileGroups()) {
+      const last = g.slices[g.slices.length - 1]!;
+      const underCompaction = last.pendingCompaction === true;
+      if (g.pendingClustering || (which === 'latest' ? underCompaction : !underCompaction)) continue;
+      const s = which === 'before-pending-compaction' ? g.slices[g.slices.length - 2] : last;
+      if (!s || (!mor && !s.baseFile)) continue;
+      const merged = view.latestMergedFileSlices(g.partition).find((x) => x.fileId === g.fileId)!;
+      const rows = (await mergeFileSlice(t0.storage, merged, { config, isValidInstant: view.isCommitted })).rows;
       if (rows.length >= count) eligible.push({ slice: s, rows });
     }
     const pick = eligible[opts.fileGroup ?? 0];
