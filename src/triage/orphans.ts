@@ -153,7 +153,7 @@ export function findOrphans(scan: TableScan, opts: OrphanOptions = {}): Orphan[]
       heartbeat: hb,
       reason: `${i.effectiveAction} ${i.requestedTime} ${i.state.toLowerCase()} since ${new Date(start).toISOString()}, heartbeat ${hb}: ${ORPHAN_TEXT['stuck-instant']}`,
       severity: 'warning',
-      reportOnly: 'timeline file: report only (roll the instant back instead)',
+      reportOnly: 'timeline file: report only (roll the failed write back with `tblcli rollback failed --yes`)',
     });
   }
   return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
