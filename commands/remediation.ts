@@ -166,7 +166,10 @@ export const remediationSpecs: CommandSpec[] = [
         dryRun: o.dryRun === true,
       });
       const what = `${r.action} ${time} (${r.state.toLowerCase()})`;
-      const msg = r.dryRun
+      const finished = r.state === 'GONE' && r.requests.length === 0 && r.reused;
+      const msg = finished
+        ? `Commit ${time} rolled back (by rollback ${r.rollbackInstant}${r.changes.length > 0 ? (r.dryRun ? '; its leftovers would be removed:' : '; its leftovers removed') : ''})`
+        : r.dryRun
         ? `Dry run: rolling back ${what}${r.reused ? ` finishes the pending rollback ${r.rollbackInstant}` : ''} would:`
         : `Commit ${time} rolled back (rollback ${r.rollbackInstant}${r.reused ? ', a pending rollback finished' : ''}: ${r.deletedFiles.length} file(s) deleted, ${Object.keys(r.rollbackLogFiles).length} rollback block(s))`;
       return report(ctx, o, r, msg);
@@ -308,7 +311,7 @@ export const remediationSpecs: CommandSpec[] = [
   },
   {
     name: 'repair addpartitionmeta',
-    summary: 'Add .hoodie_partition_metadata to partitions (three levels down) that lack it; dry run unless --dryrun false',
+    summary: 'Add .hoodie_partition_metadata to partition directories (at the table\'s partition depth) that lack it; dry run unless --dryrun false',
     table: { limit: -1 },
     options: [{ flags: '--dryrun [bool]', description: 'only report (hudi-cli default true)', default: true, parse: parseBool }, ...LOCK_OPTIONS],
     async action(ctx, o) {

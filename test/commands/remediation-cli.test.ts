@@ -5,6 +5,7 @@ import { existsSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'nod
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseProperties } from '../../src/config/index.ts';
+import { decodeCommitMetadata, encodeCompactionPlan } from '../../src/metadata/index.ts';
 import { openTable } from '../../src/table/index.ts';
 import { HAVE_FIXTURES, tableFresh } from '../support/fixtures.ts';
 import { LOCKS_AND_HEARTBEATS, treeDigest } from '../support/files.ts';
@@ -93,6 +94,31 @@ describe.skipIf(!HAVE_FIXTURES)('commit rollback (CLI)', () => {
     const tl = await (await openTable(base)).timeline();
     expect(tl.find(s.instant).map((i) => [i.effectiveAction, i.state])).toEqual([['compaction', 'REQUESTED']]);
     expect((await runJson<{ status: string }>(['compaction', 'run', '--path', base], NOW)).status).toBe('completed');
+  });
+});
+
+describe.skipIf(!HAVE_FIXTURES)('commit rollback of a completed compaction a later plan depends on', () => {
+  it('is refused naming the plan (its rollback would delete the base files the plan compacts)', async () => {
+    const base = tableFresh(MOR6);
+    const c = await runJson<{ instant: string }>(['compaction', 'scheduleAndExecute', '--path', base, '--strategy', 'all'], NOW);
+    const t = await openTable(base);
+    const tl = await t.timeline();
+    const C = tl.completedCommits().at(-1)!;
+    expect(C.action).toBe('commit');
+    const m = decodeCommitMetadata(await tl.read(C), { path: 'c' });
+    const [partition, stats] = Object.entries(m.partitionToWriteStats)[0]!;
+    const P = '20991231000000000';
+    writeFileSync(
+      join(t.timelineSource.timelineDir, `${P}.compaction.requested`),
+      encodeCompactionPlan({
+        operations: [{ baseInstantTime: C.requestedTime, deltaFilePaths: [], dataFilePath: stats[0]!.path!.split('/').pop()!, fileId: stats[0]!.fileId, partitionPath: partition, metrics: {}, bootstrapFilePath: null }],
+        extraMetadata: null, version: 2, strategy: null, preserveHoodieMetadata: false, missingSchedulePartitions: null,
+      }),
+    );
+    const d0 = treeDigest(base, LOCKS_AND_HEARTBEATS);
+    expectOneLineError(await cli(['commit', 'rollback', '--commit', C.requestedTime, '--path', base]), 1, `compaction ${P} is planned on file slices ${C.requestedTime} wrote`);
+    expect(treeDigest(base, LOCKS_AND_HEARTBEATS)).toEqual(d0);
+    expect(c).toBeDefined();
   });
 });
 

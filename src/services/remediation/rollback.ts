@@ -14,7 +14,7 @@
 // A pending compaction goes back to requested (its plan is retried with the same time); every other
 // target loses its instant files, as hudi-cli's rollback does.
 import { TblError } from '../../errors/index.ts';
-import { decodeCommitMetadata, decodeRequestedReplaceMetadata, decodeRollbackMetadata, decodeRollbackPlan, type RollbackPlan, type RollbackRequest } from '../../metadata/index.ts';
+import { decodeCommitMetadata, decodeCompactionPlan, decodeRequestedReplaceMetadata, decodeRollbackMetadata, decodeRollbackPlan, type RollbackPlan, type RollbackRequest } from '../../metadata/index.ts';
 import type { Table } from '../../table/index.ts';
 import type { Action, Instant, State, Timeline } from '../../timeline/index.ts';
 import { formatLogFileName, parseLogFileName, UNKNOWN_WRITE_TOKEN } from '../../fs-view/index.ts';
@@ -168,6 +168,24 @@ async function checkTarget(t: Table, tl: Timeline, time: string, opts: CommitRol
       instant: time,
       hint: 'stop that writer first, or pass --force to roll it back anyway',
     });
+  }
+  if (target.state === 'COMPLETED') {
+    // later writes that depend on it: a pending compaction planned on the slices it wrote (Hudi does
+    // not check this; its rollback would delete the base files the plan compacts)
+    for (const p of tl.pending().filter((i) => i.effectiveAction === 'compaction' && i.files.REQUESTED && i.requestedTime > time)) {
+      let ops: { baseInstantTime?: string | null }[] = [];
+      try {
+        ops = decodeCompactionPlan(await tl.read(p, 'REQUESTED'), { path: t.storage.uri(p.files.REQUESTED!.path) }).operations ?? [];
+      } catch {
+        continue;
+      }
+      if (ops.some((o) => o.baseInstantTime === time)) {
+        throw new TblError('conflict', `compaction ${p.requestedTime} is planned on file slices ${time} wrote; rolling ${time} back would delete the base files it compacts`, {
+          instant: time,
+          hint: `unschedule it first (\`compaction unschedule --instant ${p.requestedTime}\`)`,
+        });
+      }
+    }
   }
   const pendingClustering = target.state !== 'COMPLETED' && (await isClustering(t, tl, target));
   if (!opts.lazy && !pendingCompaction && !pendingClustering) {
