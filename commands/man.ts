@@ -8,10 +8,10 @@ function esc(s: string): string {
 
 const EXIT_CODES: [string, string][] = [
   ['0', 'Success, including empty results and "nothing to do". Corrupt log blocks (show logfile), metadata-table differences (metadata validate-files) and a hoodie.properties checksum mismatch are reported as warnings on stderr and still exit 0.'],
-  ['1', 'Runtime error: unreadable table, corrupt instant file, storage failure, a command that needs another table type (compactions on a COPY_ON_WRITE table). One line on stderr names the path or instant; --debug adds the cause chain. With --engine spark|flink: the planned instant is not completed on the timeline after the engine exited, whatever its exit code (its last error lines and the instant\'s state are printed).'],
+  ['1', 'Runtime error: unreadable table, corrupt instant file, storage failure, a command that needs another table type (compactions on a COPY_ON_WRITE table), a refused remediation (a savepointed commit, commits after it, a live heartbeat; nothing is written then). One line on stderr names the path or instant; --debug adds the cause chain. With --engine spark|flink: the planned instant is not completed on the timeline after the engine exited, whatever its exit code (its last error lines and the instant\'s state are printed).'],
   ['2', 'Usage error: unknown command or option, missing required option, bad --sortBy column, bad --json field.'],
-  ['3', 'Findings at warning level or above (doctor, collisions, orphans with --exit-code).'],
-  ['4', 'Lock held: another table service holds the table lock, or another process (tblcli, Spark, Flink) runs the instant: its heartbeat is live (table services without --wait).'],
+  ['3', 'Findings at warning level or above (doctor, collisions, orphans with --exit-code); a dry run of a remediation command (commit rollback --dry-run, rollback failed without --yes, repair addpartitionmeta, …) that would change something.'],
+  ['4', 'Lock held: another process holds the table lock, or another process (tblcli, Spark, Flink) runs the instant: its heartbeat is live (table services and remediation commands without --wait).'],
   ['130', 'Interrupted (SIGINT; with --engine also SIGTERM, after the signal was forwarded to the engine and it exited).'],
 ];
 
