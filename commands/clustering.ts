@@ -179,9 +179,39 @@ async function run(ctx: Ctx, o: Opts, instant: string | undefined, label?: strin
   if (o.verbose) ctx.io.stderr(`Clustering ${r.instant}: ${r.replacedFileGroups} file group(s) replaced by ${r.files} file(s), ${r.records} records, ${r.bytes} bytes in ${r.durationMs} ms\n`);
 }
 
+/** `clustering run --dry-run`: the pending plan a run would take (the earliest, or --clusteringInstant), nothing written. */
+async function dryRun(ctx: Ctx, o: Opts, instant: string | undefined): Promise<void> {
+  const table = await openFromOpts(ctx, o);
+  const svc = await services();
+  const tl = await table.timeline();
+  const pending = await svc.pendingClusterings(table, tl);
+  const i = instant ? pending.find((x) => x.requestedTime === instant) : pending[0];
+  if (instant && !i) {
+    if (tl.isCompleted(instant)) return void (wantsJson(o) ? ctx.out.json({ status: 'already-completed', instant }) : note(ctx, o, `Clustering ${instant} is already completed; nothing to do`));
+    throw new TblError('not-found', `Clustering instant ${instant} not found in ${table.uri}`, { instant, path: table.uri });
+  }
+  if (!i) return void (wantsJson(o) ? ctx.out.json({ status: 'nothing-to-do', instant: null }) : note(ctx, o, 'NO PENDING CLUSTERING TO RUN'));
+  const plan = (await svc.readClusteringPlan(table, tl, i))!;
+  const groups = plan.inputGroups ?? [];
+  const summary = {
+    status: 'would-run',
+    instant: i.requestedTime,
+    state: i.state,
+    rollsBackFailedAttempt: i.state === 'INFLIGHT',
+    inputGroups: groups.length,
+    fileGroups: groups.reduce((n, g) => n + (g.slices?.length ?? 0), 0),
+    outputFileGroups: groups.reduce((n, g) => n + (g.numOutputFileGroups ?? 1), 0),
+    strategyParams: plan.strategy?.strategyParams ?? {},
+  };
+  if (wantsJson(o)) return ctx.out.json(summary);
+  note(ctx, o, `Would run clustering ${summary.instant}${summary.rollsBackFailedAttempt ? ' (after rolling back its failed attempt)' : ''}: ${summary.fileGroups} file group(s) in ${summary.inputGroups} group(s) into ${summary.outputFileGroups} new file group(s) (dry run: nothing written)`);
+}
+
 export const clusteringSpecs: CommandSpec[] = [
   {
     name: 'clustering schedule',
+    pager: false,
+    writes: { plan: ['--dry-run'] },
     summary: 'Schedule a clustering (small file slices grouped per partition; writes <t>.replacecommit.requested / <t>.clustering.requested); no Spark needed',
     options: [...SCHEDULE, ...COMMON],
     async action(ctx, o) {
@@ -190,21 +220,28 @@ export const clusteringSpecs: CommandSpec[] = [
   },
   {
     name: 'clustering run',
+    pager: false,
+    writes: { plan: ['--dry-run'] },
     summary: 'Run a pending clustering (default: the earliest); exit 4 when another process holds the lock or runs it',
     options: [
       { flags: '--clusteringInstant <instant>', description: 'clustering instant to run (alias --instant)' },
       { flags: '--instant <instant>', description: 'same as --clusteringInstant' },
       { flags: '--layout <layout>', description: 'linear, z-order or hilbert (default: as planned, else hoodie.layout.optimize.strategy, else linear)' },
       { flags: '--target-file-max-bytes <bytes>', description: 'size of the new files (default 1GB)', parse: parseBytesOpt },
+      { flags: '--dry-run', description: 'print the instant and plan the run would take and write nothing' },
       ...RUN,
       ...COMMON,
     ],
     async action(ctx, o) {
-      await run(ctx, o, (o.clusteringInstant ?? o.instant) as string | undefined);
+      const instant = (o.clusteringInstant ?? o.instant) as string | undefined;
+      if (o.dryRun === true) return dryRun(ctx, o, instant);
+      await run(ctx, o, instant);
     },
   },
   {
     name: 'clustering scheduleAndExecute',
+    pager: false,
+    writes: { plan: ['--dry-run'] },
     summary: 'Schedule a clustering and run exactly that instant',
     options: [...SCHEDULE, ...RUN, ...COMMON],
     async action(ctx, o) {

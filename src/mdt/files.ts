@@ -114,16 +114,24 @@ export async function mergeFilesSlice(
     });
     for (const block of contents.blocks) blocks.push({ path: lf.path, block });
   }
-  const rolledBack = new Set<string>();
-  for (const { block } of blocks) {
-    if (block.type === 'COMMAND_BLOCK' && block.header.COMMAND_BLOCK_TYPE === COMMAND_ROLLBACK && block.header.TARGET_INSTANT_TIME) {
-      rolledBack.add(block.header.TARGET_INSTANT_TIME);
-    }
-  }
-  for (const { path, block } of blocks) {
+  // Java's block stack: a rollback command block drops the blocks of its target read before it
+  // (a block the same instant writes again afterwards — a retried MDT commit — counts)
+  const stack: { path: string; block: LogBlock }[] = [];
+  for (const b of blocks) {
+    const { path, block } = b;
     const instant = block.header.INSTANT_TIME;
     const skip = (reason: string) => skipped.push({ path, offset: block.offset, instant, reason });
-    if (block.type === 'COMMAND_BLOCK') continue;
+    if (block.type === 'COMMAND_BLOCK') {
+      if (block.header.COMMAND_BLOCK_TYPE === COMMAND_ROLLBACK && block.header.TARGET_INSTANT_TIME) {
+        const target = block.header.TARGET_INSTANT_TIME;
+        for (let i = stack.length - 1; i >= 0; i--) {
+          if (stack[i]!.block.header.INSTANT_TIME !== target) continue;
+          skipped.push({ path: stack[i]!.path, offset: stack[i]!.block.offset, instant: target, reason: `instant ${target} was rolled back` });
+          stack.splice(i, 1);
+        }
+      }
+      continue;
+    }
     if (block.type === 'CORRUPT_BLOCK' || block.corrupt) {
       skip(`corrupt: ${block.corrupt?.reason ?? 'corrupt block'}`);
       continue;
@@ -132,10 +140,11 @@ export async function mergeFilesSlice(
       skip(`instant ${instant ?? '(none)'} is not a valid completed instant`);
       continue;
     }
-    if (rolledBack.has(instant)) {
-      skip(`instant ${instant} was rolled back`);
-      continue;
-    }
+    stack.push(b);
+  }
+  for (const { path, block } of stack) {
+    const instant = block.header.INSTANT_TIME;
+    const skip = (reason: string) => skipped.push({ path, offset: block.offset, instant, reason });
     if (block.type === 'HFILE_DATA_BLOCK') {
       for (const r of (block.records ?? []) as unknown as FilesRecord[]) apply(r);
     } else if (block.type === 'DELETE_BLOCK') {

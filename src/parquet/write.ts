@@ -215,7 +215,12 @@ function convertValue(v: unknown, fieldType: AvroType, named: Named, where: stri
   const t = resolveNamed(raw, named);
   const base = typeof t === 'string' ? t : (t as { type: string }).type;
   const lt = typeof t === 'object' ? (t as { logicalType?: string }).logicalType : undefined;
-  if (lt === 'decimal') return v instanceof Uint8Array ? signedBytesToBigInt(v) : v;
+  if (lt === 'decimal') {
+    if (v instanceof Uint8Array) return signedBytesToBigInt(v);
+    // hyparquet's default reads hand decimals back as numbers: the unscaled value (exact up to 15 digits)
+    if (typeof v === 'number') return BigInt(Math.round(v * 10 ** ((t as { scale?: number }).scale ?? 0)));
+    return v;
+  }
   switch (base) {
     case 'long':
       // hyparquet's default parsers read TIMESTAMP/TIME columns as Date (ms)
@@ -234,6 +239,11 @@ function convertValue(v: unknown, fieldType: AvroType, named: Named, where: stri
       return out;
     }
     case 'array':
+      // a legacy two-level list (Spark's `repeated group array`) reads back as { array: [...] }
+      if (!Array.isArray(v) && v !== null && typeof v === 'object') {
+        const inner = Object.values(v as object);
+        if (inner.length === 1 && Array.isArray(inner[0])) v = inner[0];
+      }
       return (v as unknown[]).map((x) => convertValue(x, (t as { items: AvroType }).items, named, `${where}[]`));
     case 'map': {
       const entries = v instanceof Map ? [...v.entries()] : Object.entries(v as object);

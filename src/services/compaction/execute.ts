@@ -54,6 +54,8 @@ export interface RunOptions extends ServiceOptions {
   fileGroupThreads?: 1 | 2;
   /** `threads`: 2 when the worker merged and this thread encoded (two-stage.ts) */
   onProgress?: (e: { type: 'file-written'; partition: string; fileId: string; path: string; records: number; bytes: number; merge: 'packed' | 'rows'; threads: 1 | 2 }) => void;
+  /** once the attempt starts: its file groups and their input bytes (base + log files), for a progress bar */
+  onStart?: (e: { instant: string; fileGroups: number; inputBytes: number }) => void;
   /** 'rows' merges every file group through the row path (tests compare it with the packed path); default 'auto' */
   mergePath?: 'auto' | 'rows';
 }
@@ -81,7 +83,7 @@ export interface RunResult {
   writeStats: WriteStat[];
 }
 
-function isCompaction(i: Instant): boolean {
+export function isCompaction(i: Instant): boolean {
   return i.effectiveAction === 'compaction' || i.stateActions.REQUESTED === 'compaction';
 }
 
@@ -135,12 +137,12 @@ async function claim(table: Table, opts: RunOptions): Promise<ClaimOutcome> {
     }
     let busy: { instant: string; ageMs: number } | undefined;
     for (const i of candidates) {
-      if (i.state === 'INFLIGHT') {
-        const now = Date.now();
-        if (!(await isHeartbeatExpired(locked.storage, locked.metaPath, i.requestedTime, expiry, now))) {
-          busy ??= { instant: i.requestedTime, ageMs: now - (await lastHeartbeat(locked.storage, locked.metaPath, i.requestedTime)) };
-          continue;
-        }
+      // a live heartbeat on a requested plan is a run about to start it (an engine launched by
+      // `--engine spark|flink`, or Hudi's HoodieCompactor starting its heartbeat before compact())
+      const now = Date.now();
+      if (!(await isHeartbeatExpired(locked.storage, locked.metaPath, i.requestedTime, expiry, now))) {
+        busy ??= { instant: i.requestedTime, ageMs: now - (await lastHeartbeat(locked.storage, locked.metaPath, i.requestedTime)) };
+        continue;
       }
       const inputs = await checkCompactionInputs(locked, tl, i, () => lock.keepAlive());
       const { table: t, mdt, disabled: metadataTableDisabled, warnings } = await metadataTableFor(locked, opts, 'compaction');
@@ -313,6 +315,7 @@ async function execute(c: Claim, opts: RunOptions, started: number): Promise<Run
     running: 0,
     encodingHere: false,
   };
+  opts.onStart?.({ instant, fileGroups: ops.length, inputBytes: ops.reduce((n, o) => n + (o.baseFile?.size ?? 0) + o.logFiles.reduce((m, f) => m + f.size, 0), 0) });
   // On the first failure: start no more file groups, stop the running ones, and wait until all have
   // settled, so nothing writes after the caller rolls this attempt back.
   const settled = await mapLimit(ops, opts.parallelism ?? 2, async (op, i) => {

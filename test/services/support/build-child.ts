@@ -9,8 +9,17 @@ export async function buildCompactionChild(): Promise<string> {
   return b.path;
 }
 
+/** test/services/support/clustering-child.ts: a clustering, SIGKILLed at a point. */
 export async function buildClusteringChild(): Promise<string> {
   const b = await bundleForTest('test/services/support/clustering-child.ts', 'clustering-child.mjs', {
+    banner: { js: "import { createRequire as __cr } from 'module'; const require = __cr(import.meta.url);" },
+  });
+  return b.path;
+}
+
+/** test/services/support/remediation-child.ts: a rollback or restore, SIGKILLed at a point. */
+export async function buildRemediationChild(): Promise<string> {
+  const b = await bundleForTest('test/services/support/remediation-child.ts', 'remediation-child.mjs', {
     banner: { js: "import { createRequire as __cr } from 'module'; const require = __cr(import.meta.url);" },
   });
   return b.path;
