@@ -48,16 +48,6 @@ export interface DeleteOptions {
   slice?: 'latest' | 'pending-compaction' | 'before-pending-compaction';
 }
 
-function microsFields(schema: AvroRecordSchema): string[] {
-  return schema.fields
-    .filter((f) => {
-      const t = Array.isArray(f.type) ? f.type.find((x) => x !== 'null') : f.type;
-      const lt = t && typeof t === 'object' ? (t as { logicalType?: string }).logicalType : undefined;
-      return lt === 'timestamp-micros' || lt === 'local-timestamp-micros';
-    })
-    .map((f) => f.name);
-}
-
 function commitBytes(t: Table, m: CommitMetadata): Uint8Array {
   return t.config.layoutVersion === 2 ? encodeCommitMetadataAvro(m) : encodeCommitMetadataJson(m);
 }
@@ -127,7 +117,7 @@ export async function addDeleteCommit(base: string, opts: DeleteOptions = {}): P
       const vt = await viewTimelineOf(t);
       const out = await mergeToParquet(new LocalStorage(), {
         partition, fileId: slice.fileId, baseFile: { path: slice.baseFile!.path, size: slice.baseFile!.size }, logFiles: [{ path: tmp, size: statSync(tmp).size }],
-        instant, index: 0, fileName: name, writerSchema: withHoodieMetaFields(tableSchema), microsFields: microsFields(tableSchema),
+        instant, index: 0, fileName: name, writerSchema: withHoodieMetaFields(tableSchema),
         config, committed: { completed: [...vt.completedInstants.map((i) => i.requestedTime), instant], first: vt.firstActiveInstant }, rowGroupSize: 10_000,
       });
       await attempt.writeFile(partition, name, out.bytes, 'MERGE');
