@@ -49,27 +49,31 @@ const utf8Dec = new TextDecoder();
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** The writer schema from the newest HFile of the MDT: a log block's SCHEMA header, else a base file's `schema`. */
-async function writerSchemaOf(mdt: Table, slices: FileSlice[]): Promise<string> {
-  let best: { order: string; schema: () => Promise<string | undefined> } | undefined;
-  const consider = (order: string, schema: () => Promise<string | undefined>) => {
-    if (!best || order > best.order) best = { order, schema };
-  };
+export async function writerSchemaOf(mdt: Table, slices: FileSlice[]): Promise<string> {
+  const candidates: { order: string; schema: () => Promise<string | undefined> }[] = [];
   for (const s of slices) {
     if (s.baseFile) {
       const f = s.baseFile;
-      consider(`${f.completionTime ?? f.instant}`, async () => (await HFileReader.open(mdt.storage, f.path, { size: f.size })).avroSchemaJson);
+      candidates.push({ order: `${f.completionTime ?? f.instant}`, schema: async () => (await HFileReader.open(mdt.storage, f.path, { size: f.size })).avroSchemaJson });
     }
     for (const l of s.logFiles) {
-      consider(`${l.completionTime ?? l.instant}.${String(l.version).padStart(9, '0')}`, async () => {
-        let schema: string | undefined;
-        for await (const b of iterateLogBlocks(mdt.storage, l.path, { size: l.size })) if (b.type === 'HFILE_DATA_BLOCK' && b.header.SCHEMA) schema = b.header.SCHEMA;
-        return schema;
+      candidates.push({
+        order: `${l.completionTime ?? l.instant}.${String(l.version).padStart(9, '0')}`,
+        schema: async () => {
+          let schema: string | undefined;
+          for await (const b of iterateLogBlocks(mdt.storage, l.path, { size: l.size })) if (b.type === 'HFILE_DATA_BLOCK' && b.header.SCHEMA) schema = b.header.SCHEMA;
+          return schema;
+        },
       });
     }
   }
-  const s = best ? await best.schema() : undefined;
-  if (!s) throw new TblError('metadata', `${mdt.uri}: no HFile in the metadata table names its writer schema`, { path: mdt.uri });
-  return s;
+  // newest first; a log holding only deletes (an init log, record-index deletes) names no HFile schema
+  candidates.sort((a, b) => (a.order < b.order ? 1 : a.order > b.order ? -1 : 0));
+  for (const c of candidates) {
+    const s = await c.schema();
+    if (s) return s;
+  }
+  throw new TblError('metadata', `${mdt.uri}: no HFile in the metadata table names its writer schema`, { path: mdt.uri });
 }
 
 /** Opens the MDT of `data` for writing the listed partitions. */
@@ -97,7 +101,7 @@ function mdtInstant(tl: Timeline, t: string) {
 }
 
 /** HoodieAvroUtils.removeMetadataFields: the record schema without the 5 meta fields (commit extraMetadata.schema). */
-function withoutMetaFields(writerSchema: string): string {
+export function withoutMetaFields(writerSchema: string): string {
   const s = JSON.parse(writerSchema) as { fields: { name: string }[] };
   return JSON.stringify({ ...s, fields: s.fields.filter((f) => !f.name.startsWith('_hoodie_')) });
 }
