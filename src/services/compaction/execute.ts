@@ -20,6 +20,7 @@ import { heartbeatPath, isHeartbeatExpired, lastHeartbeat } from '../../write/he
 import { deleteMarkerDir, markerDir } from '../../write/markers.ts';
 import { Attempt, expiryOf, metadataTableFor, sleep, underLock, type ServiceOptions } from '../transaction.ts';
 import { prepareMetadataTable } from '../mdt-sync.ts';
+import type { MdtCompactionResult } from '../../mdt/compaction.ts';
 import { checkCompactionInputs, type CompactionInputs, type ResolvedOperation } from './inputs.ts';
 import { METRICS } from './plan.ts';
 import { rollbackInflightCompaction, type RollbackResult } from './rollback.ts';
@@ -76,8 +77,10 @@ export interface RunResult {
   durationMs: number;
   rolledBack?: RollbackResult;
   metadataTableDisabled: boolean;
-  /** metadata-table partitions dropped because tblcli cannot maintain them for a compaction */
+  /** metadata-table partitions dropped because tblcli cannot maintain them for a compaction; a failed MDT compaction */
   warnings: string[];
+  /** the metadata-table compaction this run ran after completing (Hudi's writer would have) */
+  metadataCompaction?: MdtCompactionResult;
   writeStats: WriteStat[];
 }
 
@@ -143,7 +146,7 @@ async function claim(table: Table, opts: RunOptions): Promise<ClaimOutcome> {
         }
       }
       const inputs = await checkCompactionInputs(locked, tl, i, () => lock.keepAlive());
-      const { table: t, mdt, disabled: metadataTableDisabled, warnings } = await metadataTableFor(locked, opts, 'compaction');
+      const { table: t, mdt, disabled: metadataTableDisabled, warnings } = await metadataTableFor(locked, opts, 'compaction', () => lock.keepAlive());
       await cleanupCompleted(t, tl);
       let rolledBack: RollbackResult | undefined;
       if (i.state === 'INFLIGHT') rolledBack = await rollbackInflightCompaction(t, mdt, i.requestedTime, { ...opts, keepAlive: () => lock.keepAlive() });
@@ -345,7 +348,7 @@ async function execute(c: Claim, opts: RunOptions, started: number): Promise<Run
   await opts.onPoint?.('before-complete');
   const metadata = compactionCommitMetadata(stats, JSON.stringify(tableSchema));
 
-  const { completionTime } = await c.attempt.commit({
+  const { completionTime, metadataCompaction, warnings } = await c.attempt.commit({
     completedAction: 'commit',
     content: (layout) => (layout === 2 ? encodeCommitMetadataAvro(metadata) : encodeCommitMetadataJson(metadata, { delta: false })),
     mdt: { kind: 'commit', metadata },
@@ -360,7 +363,8 @@ async function execute(c: Claim, opts: RunOptions, started: number): Promise<Run
     durationMs: Date.now() - started,
     rolledBack: c.rolledBack,
     metadataTableDisabled: c.metadataTableDisabled,
-    warnings: c.warnings,
+    warnings: [...c.warnings, ...warnings],
+    metadataCompaction,
     writeStats: stats,
   };
 }
