@@ -129,17 +129,21 @@ export async function mergeMdtSlice(
     stats.totalLogSizeCompacted += contents.size;
     for (const block of contents.blocks) blocks.push({ path: lf.path, block });
   }
-  const rolledBack = new Set<string>();
-  for (const { block } of blocks) {
-    if (block.type === 'COMMAND_BLOCK' && block.header.COMMAND_BLOCK_TYPE === COMMAND_ROLLBACK && block.header.TARGET_INSTANT_TIME) rolledBack.add(block.header.TARGET_INSTANT_TIME);
-  }
+  // a rollback command block voids the blocks of its target read before it (BaseHoodieLogRecordReader:
+  // "rollback older read log block(s)"); a retry's blocks of the same instant after it count
+  const voided = new Set<number>();
+  blocks.forEach(({ block }, i) => {
+    if (block.type !== 'COMMAND_BLOCK' || block.header.COMMAND_BLOCK_TYPE !== COMMAND_ROLLBACK) return;
+    const target = block.header.TARGET_INSTANT_TIME;
+    for (let j = 0; j < i; j++) if (blocks[j]!.block.type !== 'COMMAND_BLOCK' && blocks[j]!.block.header.INSTANT_TIME === target) voided.add(j);
+  });
   const seq = new Map<string, Entry[]>();
   const apply = (key: string, e: Entry) => {
     const list = seq.get(key);
     if (list) list.push(e);
     else seq.set(key, [e]);
   };
-  for (const { path, block } of blocks) {
+  for (const [n, { path, block }] of blocks.entries()) {
     stats.totalLogBlocks++;
     if (block.type === 'COMMAND_BLOCK') {
       stats.totalRollbackBlocks++;
@@ -150,7 +154,7 @@ export async function mergeMdtSlice(
       throw new TblError('metadata', `${storage.uri(path)} @${block.offset}: corrupt metadata-table log block (${block.corrupt?.reason ?? 'corrupt'}); not compacting over it`, { path: storage.uri(path) });
     }
     const instant = block.header.INSTANT_TIME;
-    if (!instant || !isValid(instant) || rolledBack.has(instant)) continue;
+    if (!instant || !isValid(instant) || voided.has(n)) continue;
     if (block.type === 'HFILE_DATA_BLOCK') {
       for (const r of (block.records ?? []) as unknown as MetadataRecord[]) {
         stats.totalLogRecords++;

@@ -20,7 +20,7 @@ import { heartbeatPath, isHeartbeatExpired, lastHeartbeat } from '../../write/he
 import { deleteMarkerDir, markerDir } from '../../write/markers.ts';
 import { Attempt, expiryOf, metadataTableFor, sleep, underLock, type ServiceOptions } from '../transaction.ts';
 import { prepareMetadataTable } from '../mdt-sync.ts';
-import type { MdtCompactionResult } from '../../mdt/compaction.ts';
+import { finishPendingMdtCompactions, type MdtCompactionResult } from '../../mdt/compaction.ts';
 import { checkCompactionInputs, type CompactionInputs, type ResolvedOperation } from './inputs.ts';
 import { METRICS } from './plan.ts';
 import { rollbackInflightCompaction, type RollbackResult } from './rollback.ts';
@@ -121,7 +121,7 @@ type ClaimOutcome = { claim: Claim } | { status: 'nothing-to-do' | 'already-comp
 async function claim(table: Table, opts: RunOptions): Promise<ClaimOutcome> {
   const expiry = expiryOf(opts);
   return underLock(table, opts, async (locked, lock): Promise<ClaimOutcome> => {
-    await prepareMetadataTable(locked, opts.metadataTable ?? 'update', 'compaction');
+    const mdtPlan = await prepareMetadataTable(locked, opts.metadataTable ?? 'update', 'compaction');
     const tl = await locked.timeline();
     let candidates = tl.instants.filter((i) => isCompaction(i) && i.state !== 'COMPLETED');
     if (opts.instant) {
@@ -155,6 +155,9 @@ async function claim(table: Table, opts: RunOptions): Promise<ClaimOutcome> {
     }
     await cleanupCompleted(locked, tl);
     if (busy) return { busy: busy.instant, ageMs: busy.ageMs };
+    // nothing to compact, but a metadata-table compaction a crash left pending is finished (Hudi's
+    // writer does it whenever it starts)
+    if (mdtPlan && mdtPlan !== 'disable') await finishPendingMdtCompactions(locked, { now: opts.now, clockSkewMs: opts.clockSkewMs, keepAlive: () => lock.keepAlive(), onPoint: opts.onPoint });
     return { status: 'nothing-to-do', metadataTableDisabled: false };
   });
 }
