@@ -6,7 +6,7 @@
 // `metadata stats` and `show fsview` over the MDT read the new base files, the next MDT write would
 // go to the new slices, and the snapshot is unchanged. Without the setting (default 10) one run does
 // not compact.
-import { cpSync, mkdtempSync, readdirSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -96,6 +96,12 @@ async function check(base: string): Promise<void> {
   expect([slice.baseInstant, slice.baseFile?.instant]).toEqual([c!.instant, c!.instant]);
 
   expect(comparable(await snapshotRows(base), types)).toEqual(before);
+  // validate-files reads the compacted MDT: a data file that goes missing is reported
+  const gone = r.writeStats[0]!;
+  const goneName = gone.path!.split('/').pop()!;
+  rmSync(join(base, gone.path!));
+  const diff = await runJson<Record<string, unknown>[]>(['metadata', 'validate-files', '--path', base]);
+  expect(diff).toEqual([{ partition: gone.partitionPath, fileName: goneName, presentInFs: false, presentInMetadata: true, fsSize: 0, metadataSize: gone.fileSizeInBytes }]);
   for (const p of readdirSync(join(base, '.hoodie', 'metadata')).filter((d) => !d.startsWith('.'))) {
     expect(readdirSync(join(base, '.hoodie', 'metadata', p)).filter((f) => f.startsWith('.tblcli-tmp'))).toEqual([]);
   }
