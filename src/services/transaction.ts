@@ -23,7 +23,7 @@ import { createMarker, deleteMarkerDir, type IOType } from '../write/markers.ts'
 import { rollbackInstant, type RollbackOptions, type RollbackResult } from '../write/rollback.ts';
 import { disableMetadataTable } from '../write/table-properties.ts';
 import { compactMetadataTableIfDue, finishPendingMdtCompactions, type MdtCompactionResult } from '../mdt/compaction.ts';
-import { dropMetadataPartitions, metadataTableChange, prepareMetadataTable, type MetadataChange, type MetadataTableMode, type MetadataTablePlan, type WriteKind } from './mdt-sync.ts';
+import { checkMetadataTableRollback, dropMetadataPartitions, metadataTableChange, prepareMetadataTable, type MetadataChange, type MetadataTableMode, type MetadataTablePlan, type WriteKind } from './mdt-sync.ts';
 
 export type { MetadataTableMode } from './mdt-sync.ts';
 
@@ -251,6 +251,8 @@ export async function rollbackWithMetadataTable(
   target: string,
   opts: ServiceOptions & Omit<RollbackOptions, 'beforeComplete'>,
 ): Promise<RollbackResult> {
+  // refused before the first write: the MDT cannot take back a deltacommit folded into its compaction
+  if (mdt) await checkMetadataTableRollback(t, mdt, target);
   return rollbackInstant(t, target, {
     ...opts,
     beforeComplete: mdt
