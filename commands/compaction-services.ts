@@ -188,6 +188,7 @@ async function run(ctx: Ctx, o: Opts, instant?: string): Promise<void> {
     durationMs: r.durationMs,
     rolledBackFiles: r.rolledBack?.deletedFiles.length ?? 0,
     rollbackInstant: r.rolledBack?.rollbackInstant ?? null,
+    metadataCompaction: r.metadataCompaction?.instant ?? null,
     warnings: r.warnings,
   };
   for (const w of r.warnings) ctx.out.warn(w);
@@ -197,6 +198,7 @@ async function run(ctx: Ctx, o: Opts, instant?: string): Promise<void> {
   if (r.rolledBack) {
     note(ctx, o, `Rolled back the failed attempt of ${r.instant} with rollback ${r.rolledBack.rollbackInstant}${r.rolledBack.reused ? ' (reused pending rollback)' : ''} (${r.rolledBack.deletedFiles.length} file(s) deleted)`);
   }
+  if (r.metadataCompaction) note(ctx, o, `Compacted the metadata table at ${r.metadataCompaction.instant} (${r.metadataCompaction.files.length} base file(s)), as a Hudi writer would now`);
   if (o.verbose) {
     const rb = r.rolledBack ? ` after rolling back the previous attempt (rollback ${r.rolledBack.rollbackInstant})` : '';
     if (ctx.io.isStderrTTY) {

@@ -82,6 +82,21 @@ export async function generateMan(commands: CommandSpec[], version: string): Pro
     ),
     '.PP',
     esc('Shell completion: eval "$(tblcli completion bash)" in ~/.bashrc (or save it in ~/.local/share/bash-completion/completions/tblcli); tblcli completion zsh > "${fpath[1]}/_tblcli"; tblcli completion fish > ~/.config/fish/completions/tblcli.fish. The scripts ask tblcli itself for the candidates; a table is opened only for instant and partition values, and those are cached for a minute in the state directory.'),
+    '.SH METADATA TABLE AND OTHER WRITERS',
+    esc(
+      'Writes keep the metadata table (MDT) in step in the same transaction (--metadata-table update, the default): one MDT deltacommit with the write\'s instant time, completed before the data instant; when a Hudi writer would compact the MDT (hoodie.metadata.compact.max.delta.commits deltacommits, default 10, read from hoodie.properties when set there), tblcli compacts it right after its write under the same lock, and finishes a pending MDT compaction a crash left at the next write. MDT clean and archival are left to Hudi writers.',
+    ),
+    '.PP',
+    esc('Flink/Spark writers running next to tblcli must use the same lock, so that their MDT appends and tblcli\'s never interleave:'),
+    '.nf',
+    esc('hoodie.write.concurrency.mode=OPTIMISTIC_CONCURRENCY_CONTROL'),
+    esc('hoodie.write.lock.provider=org.apache.hudi.client.transaction.lock.FileSystemBasedLockProvider'),
+    esc('hoodie.write.lock.filesystem.path=<base path>/.hoodie/.aux'),
+    esc('hoodie.write.lock.filesystem.expire=1'),
+    esc('hoodie.cleaner.policy.failed.writes=LAZY'),
+    '.fi',
+    '.PP',
+    esc('The lock file is <base path>/.hoodie/.aux/lock (what Flink and Hudi\'s offline utilities configure by default); the expiry, in minutes, must agree with --lock-expire. It needs atomic create (HDFS, local or NFS paths). A writer with hoodie.metadata.enable=false deletes the MDT: run all writers with the same setting.'),
   );
   out.push('.SH EXIT STATUS');
   for (const [code, text] of EXIT_CODES) out.push('.TP', `.B ${code}`, esc(text));

@@ -114,24 +114,17 @@ export async function mergeFilesSlice(
     });
     for (const block of contents.blocks) blocks.push({ path: lf.path, block });
   }
-  // Java's block stack: a rollback command block drops the blocks of its target read before it
-  // (a block the same instant writes again afterwards — a retried MDT commit — counts)
-  const stack: { path: string; block: LogBlock }[] = [];
-  for (const b of blocks) {
-    const { path, block } = b;
+  // a rollback command block voids the blocks of its target read before it (BaseHoodieLogRecordReader
+  // "rollback older read log block(s)"): a retry's blocks of the same instant after it count
+  const voided = new Set<number>();
+  blocks.forEach(({ block }, i) => {
+    if (block.type !== 'COMMAND_BLOCK' || block.header.COMMAND_BLOCK_TYPE !== COMMAND_ROLLBACK || !block.header.TARGET_INSTANT_TIME) return;
+    for (let j = 0; j < i; j++) if (blocks[j]!.block.type !== 'COMMAND_BLOCK' && blocks[j]!.block.header.INSTANT_TIME === block.header.TARGET_INSTANT_TIME) voided.add(j);
+  });
+  for (const [n, { path, block }] of blocks.entries()) {
     const instant = block.header.INSTANT_TIME;
     const skip = (reason: string) => skipped.push({ path, offset: block.offset, instant, reason });
-    if (block.type === 'COMMAND_BLOCK') {
-      if (block.header.COMMAND_BLOCK_TYPE === COMMAND_ROLLBACK && block.header.TARGET_INSTANT_TIME) {
-        const target = block.header.TARGET_INSTANT_TIME;
-        for (let i = stack.length - 1; i >= 0; i--) {
-          if (stack[i]!.block.header.INSTANT_TIME !== target) continue;
-          skipped.push({ path: stack[i]!.path, offset: stack[i]!.block.offset, instant: target, reason: `instant ${target} was rolled back` });
-          stack.splice(i, 1);
-        }
-      }
-      continue;
-    }
+    if (block.type === 'COMMAND_BLOCK') continue;
     if (block.type === 'CORRUPT_BLOCK' || block.corrupt) {
       skip(`corrupt: ${block.corrupt?.reason ?? 'corrupt block'}`);
       continue;
@@ -140,11 +133,10 @@ export async function mergeFilesSlice(
       skip(`instant ${instant ?? '(none)'} is not a valid completed instant`);
       continue;
     }
-    stack.push(b);
-  }
-  for (const { path, block } of stack) {
-    const instant = block.header.INSTANT_TIME;
-    const skip = (reason: string) => skipped.push({ path, offset: block.offset, instant, reason });
+    if (voided.has(n)) {
+      skip(`instant ${instant} was rolled back`);
+      continue;
+    }
     if (block.type === 'HFILE_DATA_BLOCK') {
       for (const r of (block.records ?? []) as unknown as FilesRecord[]) apply(r);
     } else if (block.type === 'DELETE_BLOCK') {

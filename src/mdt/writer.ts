@@ -50,9 +50,10 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /**
  * The writer schema from the newest HFile of the MDT: a log block's SCHEMA header, else a base
- * file's `schema`. Files that name none (a v6 MDT rollback's command-block log) are skipped.
+ * file's `schema`. Files that name none (a v6 MDT rollback's command-block log, a log holding only
+ * deletes: an init log, record-index deletes) are skipped.
  */
-async function writerSchemaOf(mdt: Table, slices: FileSlice[]): Promise<string> {
+export async function writerSchemaOf(mdt: Table, slices: FileSlice[]): Promise<string> {
   const candidates: { order: string; schema: () => Promise<string | undefined> }[] = [];
   for (const s of slices) {
     if (s.baseFile) {
@@ -103,7 +104,7 @@ function mdtInstant(tl: Timeline, t: string) {
 }
 
 /** HoodieAvroUtils.removeMetadataFields: the record schema without the 5 meta fields (commit extraMetadata.schema). */
-function withoutMetaFields(writerSchema: string): string {
+export function withoutMetaFields(writerSchema: string): string {
   const s = JSON.parse(writerSchema) as { fields: { name: string }[] };
   return JSON.stringify({ ...s, fields: s.fields.filter((f) => !f.name.startsWith('_hoodie_')) });
 }

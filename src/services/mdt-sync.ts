@@ -139,7 +139,12 @@ export async function prepareMetadataTable(t: Table, mode: MetadataTableMode, ki
  * .deleteMetadataTablePartition): the name leaves hoodie.table.metadata.partitions first, so readers
  * stop using it at once, then its directory goes. Call holding the lock. Returns the warnings.
  */
-export async function dropMetadataPartitions(t: Table, plan: MetadataTablePlan, now: Date): Promise<string[]> {
+export async function dropMetadataPartitions(
+  t: Table,
+  plan: MetadataTablePlan,
+  now: Date,
+  opts: { remove?: (path: string) => Promise<boolean> } = {},
+): Promise<string[]> {
   if (plan.drop.length === 0) return [];
   const gone = new Set(plan.drop);
   await modifyTableProperties(
@@ -153,7 +158,11 @@ export async function dropMetadataPartitions(t: Table, plan: MetadataTablePlan, 
     },
     now,
   );
-  for (const p of plan.drop) await t.storage.delete(joinPath(plan.mdtPath, p), { recursive: true });
+  // `remove` may take the directory away itself (a backup rename); otherwise it is deleted
+  for (const p of plan.drop) {
+    const dir = joinPath(plan.mdtPath, p);
+    if (!(await opts.remove?.(dir))) await t.storage.delete(dir, { recursive: true });
+  }
   return plan.drop.map((p) => `metadata-table partition ${p} of ${t.uri} dropped: tblcli cannot maintain it for this write (a Hudi writer with it enabled rebuilds it)`);
 }
 

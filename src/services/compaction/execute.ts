@@ -20,6 +20,7 @@ import { heartbeatPath, isHeartbeatExpired, lastHeartbeat } from '../../write/he
 import { deleteMarkerDir, markerDir } from '../../write/markers.ts';
 import { Attempt, expiryOf, metadataTableFor, sleep, underLock, type ServiceOptions } from '../transaction.ts';
 import { prepareMetadataTable } from '../mdt-sync.ts';
+import { finishPendingMdtCompactions, type MdtCompactionResult } from '../../mdt/compaction.ts';
 import { checkCompactionInputs, type CompactionInputs, type ResolvedOperation } from './inputs.ts';
 import { METRICS } from './plan.ts';
 import { rollbackInflightCompaction, type RollbackResult } from './rollback.ts';
@@ -78,8 +79,10 @@ export interface RunResult {
   durationMs: number;
   rolledBack?: RollbackResult;
   metadataTableDisabled: boolean;
-  /** metadata-table partitions dropped because tblcli cannot maintain them for a compaction */
+  /** metadata-table partitions dropped because tblcli cannot maintain them for a compaction; a failed MDT compaction */
   warnings: string[];
+  /** the metadata-table compaction this run ran after completing (Hudi's writer would have) */
+  metadataCompaction?: MdtCompactionResult;
   writeStats: WriteStat[];
 }
 
@@ -120,7 +123,7 @@ type ClaimOutcome = { claim: Claim } | { status: 'nothing-to-do' | 'already-comp
 async function claim(table: Table, opts: RunOptions): Promise<ClaimOutcome> {
   const expiry = expiryOf(opts);
   return underLock(table, opts, async (locked, lock): Promise<ClaimOutcome> => {
-    await prepareMetadataTable(locked, opts.metadataTable ?? 'update', 'compaction');
+    const mdtPlan = await prepareMetadataTable(locked, opts.metadataTable ?? 'update', 'compaction');
     const tl = await locked.timeline();
     let candidates = tl.instants.filter((i) => isCompaction(i) && i.state !== 'COMPLETED');
     if (opts.instant) {
@@ -145,7 +148,7 @@ async function claim(table: Table, opts: RunOptions): Promise<ClaimOutcome> {
         continue;
       }
       const inputs = await checkCompactionInputs(locked, tl, i, () => lock.keepAlive());
-      const { table: t, mdt, disabled: metadataTableDisabled, warnings } = await metadataTableFor(locked, opts, 'compaction');
+      const { table: t, mdt, disabled: metadataTableDisabled, warnings } = await metadataTableFor(locked, opts, 'compaction', () => lock.keepAlive());
       await cleanupCompleted(t, tl);
       let rolledBack: RollbackResult | undefined;
       if (i.state === 'INFLIGHT') rolledBack = await rollbackInflightCompaction(t, mdt, i.requestedTime, { ...opts, keepAlive: () => lock.keepAlive() });
@@ -154,6 +157,9 @@ async function claim(table: Table, opts: RunOptions): Promise<ClaimOutcome> {
     }
     await cleanupCompleted(locked, tl);
     if (busy) return { busy: busy.instant, ageMs: busy.ageMs };
+    // nothing to compact, but a metadata-table compaction a crash left pending is finished (Hudi's
+    // writer does it whenever it starts)
+    if (mdtPlan && mdtPlan !== 'disable') await finishPendingMdtCompactions(locked, { now: opts.now, clockSkewMs: opts.clockSkewMs, keepAlive: () => lock.keepAlive(), onPoint: opts.onPoint });
     return { status: 'nothing-to-do', metadataTableDisabled: false };
   });
 }
@@ -334,7 +340,7 @@ async function execute(c: Claim, opts: RunOptions, started: number): Promise<Run
   await opts.onPoint?.('before-complete');
   const metadata = compactionCommitMetadata(stats, JSON.stringify(tableSchema));
 
-  const { completionTime } = await c.attempt.commit({
+  const { completionTime, metadataCompaction, warnings } = await c.attempt.commit({
     completedAction: 'commit',
     content: (layout) => (layout === 2 ? encodeCommitMetadataAvro(metadata) : encodeCommitMetadataJson(metadata, { delta: false })),
     mdt: { kind: 'commit', metadata },
@@ -349,7 +355,8 @@ async function execute(c: Claim, opts: RunOptions, started: number): Promise<Run
     durationMs: Date.now() - started,
     rolledBack: c.rolledBack,
     metadataTableDisabled: c.metadataTableDisabled,
-    warnings: c.warnings,
+    warnings: [...c.warnings, ...warnings],
+    metadataCompaction,
     writeStats: stats,
   };
 }

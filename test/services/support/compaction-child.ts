@@ -18,6 +18,7 @@ const o = JSON.parse(json) as {
   wait?: boolean;
   heartbeatExpiryMs?: number;
   schedule?: boolean;
+  /** default 'disable' (the data-table crash tests); 'update' keeps the metadata table */
   metadataTable?: 'update' | 'disable';
 };
 const block = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
