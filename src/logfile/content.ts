@@ -126,7 +126,13 @@ export function avroTypeFor(schemaJson: string, exact = false): avro.Type {
   if (t) return t;
   const schema = JSON.parse(schemaJson) as avro.Schema;
   // (avsc adds the schema's named types to the registry: a fresh one per attempt)
-  const opts = () => ({ logicalTypes: { decimal: exact ? ExactDecimalType : DecimalType }, registry: { long: LongType } as unknown as Record<string, avro.Type> });
+  // (the registry covers "long"; the hook the object form {"type": "long", "logicalType": …} of a
+  // logical type avsc does not know, e.g. timestamp-millis, which avsc would build as its own long)
+  const opts = () => ({
+    logicalTypes: { decimal: exact ? ExactDecimalType : DecimalType },
+    registry: { long: LongType } as unknown as Record<string, avro.Type>,
+    typeHook: (s: avro.Schema) => (typeof s === 'object' && !Array.isArray(s) && (s as { type?: unknown }).type === 'long' && (s as { logicalType?: unknown }).logicalType !== undefined ? LongType : undefined),
+  });
   try {
     t = avro.Type.forSchema(schema, { wrapUnions: false, ...opts() });
   } catch {

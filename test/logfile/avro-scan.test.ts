@@ -233,6 +233,16 @@ describe('avro byte reader', () => {
     expect(rejected).toBeGreaterThan(20);
   });
 
+  it('a timestamp-millis long beyond 2^53 is a bigint in both readers (avsc alone rejected it: found by the garbled-bytes property, seed 1058699701)', () => {
+    const json = JSON.stringify({ type: 'record', name: 'R0', fields: [{ name: 'f0', type: { type: 'long', logicalType: 'timestamp-millis' } }, { name: 'f1', type: { type: 'long', logicalType: 'timestamp-millis' } }] });
+    const bytes = Uint8Array.from([0, 128, 128, 128, 128, 128, 128, 128, 32]);
+    const plan = avroFieldPlan(json, ['f0', 'f1'])!;
+    const out: unknown[] = [];
+    expect(readAvroFields(plan, bytes, utf8View(bytes), 0, bytes.length, out)).toBe(true);
+    expect(out).toEqual([0, 2n ** 53n]);
+    expect(avscDecode(bytes, json)).toEqual({ f0: 0, f1: 2n ** 53n });
+  });
+
   it('edge values read as avsc reads them: -0, NaN, infinities, extreme ints, bad UTF-8, bytes > 1 as booleans', () => {
     const schema = {
       type: 'record',
