@@ -1,11 +1,14 @@
 // clustering schedule | run | scheduleAndExecute | show all | show — offline clustering without
-// Spark. Exit codes as compaction's: 0 done or nothing to do, 1 failure, 4 lock held / another run.
+// Spark, or (run, scheduleAndExecute with --engine spark|flink) executed by Hudi's HoodieClusteringJob /
+// HoodieFlinkClusteringJob with tblcli's plan, lock and verdict. Exit codes as compaction's: 0 done or
+// nothing to do, 1 failure (the engine's too: judged from the timeline), 4 lock held / another run.
 import { readFileSync } from 'node:fs';
 import { TblError } from '../src/errors/index.ts';
 import type { CommandSpec, OptionSpec, Opts } from './spec.ts';
 import { parseDurationOpt, parseIntOpt } from './spec.ts';
 import { openFromOpts, outputOptions, tableAction, wantsJson } from './shared.ts';
 import type { Ctx } from './context.ts';
+import { ENGINE_OPTIONS, engineFromOpts, lockExpireMinutes, reportEngineRun } from './engine-options.ts';
 
 /** Bytes: an integer, or with a unit (KB, MB, GB; powers of 1024). */
 export function parseBytesOpt(v: string): number {
@@ -22,13 +25,13 @@ const list = (v: string): string[] => v.split(',').map((s) => s.trim()).filter((
 const COMMON: OptionSpec[] = [
   { flags: '--hoodieConfigs <configs...>', description: 'Hudi settings k=v (several, or comma-separated) over the table properties, e.g. hoodie.clustering.plan.strategy.sort.columns=a,b' },
   { flags: '--propsFilePath <path>', description: 'a properties file of Hudi settings (applied before --hoodieConfigs)' },
-  { flags: '--sparkMaster <master>', description: 'accepted for hudi-cli compatibility; ignored' },
-  { flags: '--sparkMemory <memory>', description: 'accepted for hudi-cli compatibility; ignored' },
+  { flags: '--sparkMaster <master>', description: 'hudi-cli spelling of --master (--engine spark); otherwise ignored' },
+  { flags: '--sparkMemory <memory>', description: 'hudi-cli spelling of --executor-memory (--engine spark); otherwise ignored' },
   { flags: '--wait', description: 'wait for the table lock (and for a clustering run by another process) instead of exiting 4' },
   { flags: '--wait-timeout <duration>', description: 'give up waiting after this long (e.g. 10m)', parse: parseDurationOpt },
   { flags: '--lock-expire <duration>', description: 'FileSystemBasedLockProvider expiry (default 1m, 0 = never)', parse: parseDurationOpt },
   { flags: '--metadata-table <mode>', description: "table with a metadata table: 'update' (default: kept in step, record_index included), 'disable' or 'refuse'", default: 'update' },
-  { flags: '--verbose', description: 'report progress and the result on stderr (quiet on success otherwise)' },
+  { flags: '--verbose', description: 'report progress and the result on stderr (quiet on success otherwise; on a terminal a progress bar is drawn anyway)' },
 ];
 
 const SCHEDULE: OptionSpec[] = [
@@ -45,10 +48,9 @@ const SCHEDULE: OptionSpec[] = [
 ];
 
 const RUN: OptionSpec[] = [
-  { flags: '--max-duration <duration>', description: 'stop and roll this attempt back when exceeded (e.g. 30m)', parse: parseDurationOpt },
-  { flags: '--parallelism <n>', description: 'groups clustered in parallel', default: 2, parse: parseIntOpt },
-  { flags: '--retry <n>', description: 'accepted for hudi-cli compatibility; ignored (a failed attempt is rolled back and retried by the next run)' },
-  { flags: '--codec <codec>', description: 'parquet codec: GZIP (Hudi default), SNAPPY or UNCOMPRESSED', default: 'GZIP' },
+  { flags: '--max-duration <duration>', description: 'stop and roll this attempt back when exceeded (e.g. 30m); with --engine: stop the engine (and its job on the cluster)', parse: parseDurationOpt },
+  { flags: '--parallelism <n>', description: "groups clustered in parallel (default 2); with --engine: the utility's --parallelism (Spark) or --clustering-tasks (Flink), passed only when given", parse: parseIntOpt },
+  { flags: '--codec <codec>', description: 'parquet codec: GZIP (Hudi default, the default), SNAPPY or UNCOMPRESSED' },
   { flags: '--heartbeat-expiry <duration>', description: 'a running clustering whose heartbeat is older is considered dead (default 2m)', parse: parseDurationOpt },
 ];
 
@@ -112,7 +114,7 @@ function scheduleOpts(o: Opts) {
   };
 }
 
-function runOpts(ctx: Ctx, o: Opts) {
+function runOpts(o: Opts, progress?: import('./progress.ts').Progress) {
   const codec = String(o.codec ?? 'GZIP').toUpperCase();
   if (!['GZIP', 'SNAPPY', 'UNCOMPRESSED'].includes(codec)) throw new TblError('usage', `--codec must be GZIP, SNAPPY or UNCOMPRESSED, got '${codec}'`);
   return {
@@ -121,7 +123,10 @@ function runOpts(ctx: Ctx, o: Opts) {
     codec: codec as 'GZIP',
     layout: o.layout as string | undefined,
     targetFileMaxBytes: o.targetFileMaxBytes as number | undefined,
-    onProgress: o.verbose ? (e: { path: string; records: number }) => ctx.io.stderr(`wrote ${e.path} (${e.records} records)\n`) : undefined,
+    onStart: progress ? (e: { instant: string; groups: number }) => progress.start(e.groups, 'groups', `clustering ${e.instant}`) : undefined,
+    onGroup: progress
+      ? (e: { files: { path: string; records: number }[]; records: number; bytes: number }) => progress.step(e.records, e.bytes, e.files.map((f) => `wrote ${f.path} (${f.records} records)`).join('\n'))
+      : undefined,
   };
 }
 
@@ -136,7 +141,7 @@ async function schedule(ctx: Ctx, o: Opts): Promise<string | undefined> {
   if (s.metadataTableDisabled) ctx.out.warn(`metadata table of ${table.uri} disabled (hoodie.table.metadata.partitions cleared, .hoodie/metadata deleted)`);
   const groups = s.plan?.inputGroups ?? [];
   const summary = {
-    scheduled: s.instant !== undefined,
+    scheduled: s.instant !== undefined && o.dryRun !== true,
     instant: s.instant ?? null,
     dryRun: o.dryRun === true,
     reason: s.reason ?? null,
@@ -147,14 +152,21 @@ async function schedule(ctx: Ctx, o: Opts): Promise<string | undefined> {
   };
   if (wantsJson(o) && !o.noPlanOutput) ctx.out.json(o.dryRun ? { ...summary, plan: s.plan ?? null } : summary);
   else if (!s.plan) note(ctx, o, `Nothing to cluster: ${s.reason}`);
-  else if (o.dryRun) note(ctx, o, `Would schedule clustering of ${summary.fileGroups} file group(s) in ${summary.inputGroups} group(s) into ${summary.outputFileGroups} new file group(s) (dry run: nothing written)`);
+  else if (o.dryRun) note(ctx, o, `Would schedule clustering ${s.instant} of ${summary.fileGroups} file group(s) in ${summary.inputGroups} group(s) into ${summary.outputFileGroups} new file group(s) (dry run: nothing written)`);
   else note(ctx, o, `Succeeded to schedule clustering for ${s.instant}`);
   return s.instant;
 }
 
 async function run(ctx: Ctx, o: Opts, instant: string | undefined, label?: string): Promise<void> {
   const table = await openFromOpts(ctx, o);
-  const r = await (await services()).runClustering(table, { ...(await serviceOpts(ctx, o)), ...runOpts(ctx, o), instant });
+  // a bar on a terminal's stderr, plain lines with --verbose in a pipe, nothing in cron
+  const progress = (await import('./progress.ts')).progressFor(ctx, 'clustering', { verbose: o.verbose === true });
+  let r: Awaited<ReturnType<Services['runClustering']>>;
+  try {
+    r = await (await services()).runClustering(table, { ...(await serviceOpts(ctx, o)), ...runOpts(o, progress), instant });
+  } finally {
+    progress.end();
+  }
   for (const w of r.warnings) ctx.out.warn(w);
   if (wantsJson(o)) {
     return ctx.out.json({
@@ -176,7 +188,71 @@ async function run(ctx: Ctx, o: Opts, instant: string | undefined, label?: strin
   if (r.status === 'already-completed') return note(ctx, o, `Clustering ${r.instant} is already completed; nothing to do`);
   if (r.rolledBack) note(ctx, o, `Rolled back the failed attempt of ${r.instant} with rollback ${r.rolledBack.rollbackInstant} (${r.rolledBack.deletedFiles.length} file(s) deleted)`);
   note(ctx, o, `Succeeded to run clustering for ${label ?? r.instant}`);
-  if (o.verbose) ctx.io.stderr(`Clustering ${r.instant}: ${r.replacedFileGroups} file group(s) replaced by ${r.files} file(s), ${r.records} records, ${r.bytes} bytes in ${r.durationMs} ms\n`);
+  if (o.verbose) {
+    const rb = r.rolledBack ? ` after rolling back the previous attempt (rollback ${r.rolledBack.rollbackInstant})` : '';
+    if (ctx.io.isStderrTTY) {
+      // for a person: the same facts in units one reads at a glance
+      const p = await import('../src/render/progress.ts');
+      const { humanDuration } = await import('../src/render/time-chart.ts');
+      ctx.io.stderr(`Clustering ${r.instant} completed${rb}: ${r.replacedFileGroups} file group(s) into ${r.files} file(s), ${p.shortCount(r.records)} records, ${p.shortBytes(r.bytes)} in ${humanDuration(r.durationMs)}\n`);
+    } else {
+      ctx.io.stderr(`Clustering successfully completed for ${r.instant}${rb}: ${r.replacedFileGroups} file group(s) replaced by ${r.files} file(s), ${r.records} records, ${r.bytes} bytes in ${r.durationMs} ms\n`);
+    }
+  }
+}
+
+type Loaded = import('../src/services/engine/index.ts').LoadedEngine;
+
+/**
+ * The engine these options name. hudi-cli's --retry (a local run ignores it: the next run retries a
+ * failed attempt), --sparkMaster and --sparkMemory reach Spark as --retry, --master and --executor-memory.
+ */
+async function engineOf(ctx: Ctx, o: Opts): Promise<Loaded> {
+  const engine = await import('../src/services/engine/index.ts');
+  const loaded = await engineFromOpts(ctx, { ...o, retry: undefined }, engine);
+  if (!loaded.settings) return loaded;
+  const spark = loaded.engine === 'spark' ? { master: o.master ?? o.sparkMaster, executorMemory: o.executorMemory ?? o.sparkMemory } : {};
+  return engineFromOpts(ctx, { ...o, ...spark, hoodieConf: await engineHoodieConf(o), props: enginePropsFile(o) }, engine);
+}
+
+/** For the engine: --hoodieConfigs and the clustering flags read at execution as Hudi settings; --hoodie-conf wins. */
+async function engineHoodieConf(o: Opts): Promise<string[]> {
+  const out = [...hoodieConfigs(o)].map(([k, v]) => `${k}=${v}`);
+  if (o.targetFileMaxBytes !== undefined) out.push(`hoodie.clustering.plan.strategy.target.file.max.bytes=${o.targetFileMaxBytes as number}`);
+  return [...out, ...((o.hoodieConf as string[] | undefined) ?? [])];
+}
+
+/** hudi-cli hands --propsFilePath to the Spark job as its --props. */
+function enginePropsFile(o: Opts): string | undefined {
+  const a = o.props as string | undefined;
+  const b = typeof o.propsFilePath === 'string' && o.propsFilePath !== '' ? o.propsFilePath : undefined;
+  if (a !== undefined && b !== undefined && a !== b) throw new TblError('usage', '--propsFilePath and --props name different files; with --engine give one');
+  return a ?? b;
+}
+
+/** `clustering run --engine spark|flink`: the planned instant executed by Hudi's clustering job. */
+async function runOnEngine(ctx: Ctx, o: Opts, settings: NonNullable<Loaded['settings']>, instant?: string, planned?: { instant: string; plan?: import('../src/metadata/index.ts').ClusteringPlan }): Promise<number> {
+  const table = await openFromOpts(ctx, o);
+  const svc = await services();
+  const base = await serviceOpts(ctx, o);
+  const opts = {
+    ...base,
+    metadataTable: 'update' as const,
+    settings,
+    instant,
+    layout: o.layout as string | undefined,
+    maxDurationMs: o.maxDuration as number | undefined,
+    dryRun: o.dryRun === true,
+    lockExpireMinutes: lockExpireMinutes(o),
+    output: (line: string) => ctx.io.stderr(`${line}\n`),
+    note: (m: string) => note(ctx, o, m),
+    cwd: ctx.cwd,
+    env: ctx.env,
+    signals: true,
+  };
+  const plannedArgs = planned ? { plannedInstant: planned.instant, plannedJob: svc.planArgsOf(planned.plan, opts, planned.instant) } : {};
+  const r = await svc.runClusteringOnEngine(table, { ...opts, ...plannedArgs });
+  return reportEngineRun(ctx, o, 'clustering', r);
 }
 
 /** `clustering run --dry-run`: the pending plan a run would take (the earliest, or --clusteringInstant), nothing written. */
@@ -228,12 +304,14 @@ export const clusteringSpecs: CommandSpec[] = [
       { flags: '--instant <instant>', description: 'same as --clusteringInstant' },
       { flags: '--layout <layout>', description: 'linear, z-order or hilbert (default: as planned, else hoodie.layout.optimize.strategy, else linear)' },
       { flags: '--target-file-max-bytes <bytes>', description: 'size of the new files (default 1GB)', parse: parseBytesOpt },
-      { flags: '--dry-run', description: 'print the instant and plan the run would take and write nothing' },
       ...RUN,
       ...COMMON,
+      ...ENGINE_OPTIONS,
     ],
     async action(ctx, o) {
       const instant = (o.clusteringInstant ?? o.instant) as string | undefined;
+      const loaded = await engineOf(ctx, o);
+      if (loaded.settings) return runOnEngine(ctx, o, loaded.settings, instant);
       if (o.dryRun === true) return dryRun(ctx, o, instant);
       await run(ctx, o, instant);
     },
@@ -243,14 +321,28 @@ export const clusteringSpecs: CommandSpec[] = [
     pager: false,
     writes: { plan: ['--dry-run'] },
     summary: 'Schedule a clustering and run exactly that instant',
-    options: [...SCHEDULE, ...RUN, ...COMMON],
+    options: [...SCHEDULE.filter((x) => x.flags !== '--dry-run'), ...RUN, ...COMMON, ...ENGINE_OPTIONS],
     async action(ctx, o) {
-      runOpts(ctx, o);
-      const instant = await schedule(ctx, { ...o, noPlanOutput: wantsJson(o) });
+      runOpts(o); // a bad run option fails before a plan is written
+      const loaded = await engineOf(ctx, o);
+      if (loaded.settings) lockExpireMinutes(o);
+      if (loaded.settings && o.dryRun === true) {
+        // plan without writing it, then show the command for the instant it would get
+        const table = await openFromOpts(ctx, o);
+        const s = await (await services()).scheduleClustering(table, { ...(await serviceOpts(ctx, o)), ...scheduleOpts(o), dryRun: true });
+        if (!s.plan || !s.instant) {
+          if (wantsJson(o)) ctx.out.json({ status: 'nothing-to-do', instant: null, reason: s.reason ?? null });
+          else note(ctx, o, `Nothing to cluster: ${s.reason}`);
+          return;
+        }
+        return runOnEngine(ctx, { ...o, clusteringInstant: undefined, instant: undefined }, loaded.settings, undefined, { instant: s.instant, plan: s.plan });
+      }
+      const instant = await schedule(ctx, { ...o, noPlanOutput: wantsJson(o) && o.dryRun !== true });
       if (!instant || o.dryRun) {
-        if (wantsJson(o) && !instant) ctx.out.json({ status: 'nothing-to-do', instant: null });
+        if (wantsJson(o) && !instant && o.dryRun !== true) ctx.out.json({ status: 'nothing-to-do', instant: null });
         return;
       }
+      if (loaded.settings) return runOnEngine(ctx, o, loaded.settings, instant);
       await run(ctx, o, instant, 'scheduleAndExecute');
     },
   },

@@ -50,6 +50,10 @@ export interface ClusteringRunOptions extends ServiceOptions {
   fileGroupWorkers?: FileGroupWorkers;
   workerUrl?: URL;
   onProgress?: (e: { type: 'file-written'; partition: string; fileId: string; path: string; records: number; bytes: number; merge: 'packed' | 'rows' }) => void;
+  /** the attempt started: its groups, the file groups they replace and the bytes they read */
+  onStart?: (e: { instant: string; groups: number; fileGroups: number; inputBytes: number }) => void;
+  /** a group's new files are written */
+  onGroup?: (e: { partition: string; files: { path: string; records: number; bytes: number }[]; records: number; bytes: number }) => void;
   mergePath?: 'auto' | 'rows';
 }
 
@@ -224,6 +228,9 @@ async function execute(c: Claim, opts: ClusteringRunOptions, started: number): P
     firstTasks.push(task);
     task += g.numOutputFileGroups;
   }
+  const slices = c.inputs.groups.flatMap((g) => g.slices);
+  const inputBytes = slices.reduce((n, s) => n + (s.baseFile?.size ?? 0) + s.logFiles.reduce((m, l) => m + l.size, 0), 0);
+  opts.onStart?.({ instant, groups: c.inputs.groups.length, fileGroups: slices.length, inputBytes });
   const settled = await mapLimit(c.inputs.groups, opts.parallelism ?? 2, async (g, gi) => {
     try {
       abort.signal.throwIfAborted();
@@ -253,11 +260,13 @@ async function execute(c: Claim, opts: ClusteringRunOptions, started: number): P
       if (deadline !== undefined && Date.now() > deadline) throw maxDurationError(instant, opts.maxDurationMs);
       const stats: WriteStat[] = [];
       const locations: RecordLocations[] = [];
+      const written: { path: string; records: number; bytes: number }[] = [];
       for (const f of out.files) {
         await opts.onPoint?.('before-base-file');
         const path = await c.attempt.writeFile(g.partition, f.fileName, f.bytes, 'CREATE', abort.signal);
         await opts.onPoint?.('after-base-file');
         opts.onProgress?.({ type: 'file-written', partition: g.partition, fileId: f.fileId, path, records: f.rowCount, bytes: f.bytes.length, merge: out.path });
+        written.push({ path, records: f.rowCount, bytes: f.bytes.length });
         const size = f.bytes.length;
         stats.push(
           newWriteStat({
@@ -282,6 +291,7 @@ async function execute(c: Claim, opts: ClusteringRunOptions, started: number): P
         );
         if (f.keys) locations.push({ partition: g.partition, fileId: f.fileId, keys: f.keys });
       }
+      opts.onGroup?.({ partition: g.partition, files: written, records: written.reduce((n, f) => n + f.records, 0), bytes: written.reduce((n, f) => n + f.bytes, 0) });
       return { ok: { stats, locations } };
     } catch (error) {
       if (!abort.signal.aborted) abort.abort(error);

@@ -23,6 +23,7 @@ export interface ClusteringScheduleOptions extends ServiceOptions, ClusteringFla
 }
 
 export interface ClusteringScheduleResult {
+  /** the scheduled instant (a dry run: the instant it would get) */
   instant?: string;
   plan?: ClusteringPlan;
   reason?: string;
@@ -127,8 +128,9 @@ export async function scheduleClustering(table: Table, opts: ClusteringScheduleO
     const base = { skipped: res.skipped, partitions: res.partitions, metadataTableDisabled };
     if (!res.plan) return { ...base, reason: res.reason };
     const tl = await t.timeline();
-    if (opts.dryRun) return { ...base, plan: res.plan };
+    // a dry run names the instant the plan would get (nothing is written)
     const instant = await nextInstantTime(t, tl, opts);
+    if (opts.dryRun) return { ...base, instant, plan: res.plan };
     await createRequested(t.timelineSource, instant, clusteringAction(t), encodeRequestedReplaceMetadata(requestedReplaceMetadata(res.plan)));
     return { ...base, instant, plan: res.plan };
   });
