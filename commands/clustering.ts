@@ -44,6 +44,7 @@ const SCHEDULE: OptionSpec[] = [
   { flags: '--partitions <p1,p2>', description: 'only these partitions (hoodie.clustering.plan.strategy.partition.selected)', parse: list },
   { flags: '--partition-regex <regex>', description: 'only partitions matching this regex in full' },
   { flags: '--recent-days <n>', description: 'only the n newest partitions (RECENT_DAYS filter mode)', parse: parseIntOpt },
+  { flags: '--include-savepointed', description: "also plan file groups whose latest slice a savepoint keeps (Hudi's planner does; left out by default: their bytes would be stored twice until the savepoint goes)" },
   { flags: '--dry-run', description: 'print the plan, write nothing' },
 ];
 
@@ -110,6 +111,7 @@ function scheduleOpts(o: Opts) {
     partitions: o.partitions as string[] | undefined,
     partitionRegex: o.partitionRegex as string | undefined,
     recentDays: o.recentDays as number | undefined,
+    includeSavepointed: o.includeSavepointed === true,
     dryRun: o.dryRun === true,
   };
 }

@@ -2,12 +2,12 @@
 // size-based strategy makes it, a new instant time later than everything on the timeline, and
 // `<t>.replacecommit.requested` (v6) / `<t>.clustering.requested` (v8/9) with HoodieRequestedReplaceMetadata.
 import { TblError } from '../../errors/index.ts';
-import { bucketIdFromFileId, type FileSystemView } from '../../fs-view/index.ts';
-import { encodeRequestedReplaceMetadata, type ClusteringPlan, type RequestedReplaceMetadata } from '../../metadata/index.ts';
+import { bucketIdFromFileId, type FileSlice, type FileSystemView } from '../../fs-view/index.ts';
+import { decodeSavepointMetadata, encodeRequestedReplaceMetadata, type ClusteringPlan, type RequestedReplaceMetadata } from '../../metadata/index.ts';
 import { HOODIE_META_FIELDS, withHoodieMetaFields, type AvroRecordSchema } from '../../parquet/write.ts';
 import { latestTableSchema, loadFileSystemView, type Table } from '../../table/index.ts';
 import { sortColumnsOf } from '../rewrite/sort-order.ts';
-import type { Action } from '../../timeline/index.ts';
+import type { Action, Timeline } from '../../timeline/index.ts';
 import { createRequested } from '../../timeline/writer.ts';
 import { joinPath } from '../../util/index.ts';
 import { metadataTableFor, nextInstantTime, underLock, type ServiceOptions } from '../transaction.ts';
@@ -20,6 +20,8 @@ export interface ClusteringScheduleOptions extends ServiceOptions, ClusteringFla
   props?: ReadonlyMap<string, string>;
   /** only plan; write nothing */
   dryRun?: boolean;
+  /** plan file groups whose latest slice a savepoint keeps too (Hudi's planner does; tblcli leaves them out by default) */
+  includeSavepointed?: boolean;
 }
 
 export interface ClusteringScheduleResult {
@@ -92,14 +94,35 @@ function exclusion(view: FileSystemView, partition: string, fileId: string): str
   return undefined;
 }
 
-export function planFromView(t: Table, view: FileSystemView, c: ClusteringConfig, now: Date): ClusteringPlanResult {
+/**
+ * `<partition>\0<file name>` → the completed savepoint keeping it. Clustering a group whose latest
+ * slice a savepoint keeps rewrites data the cleaner may not delete until the savepoint goes (the
+ * bytes are stored twice), so tblcli leaves such groups out unless asked.
+ */
+export async function savepointedFiles(t: Table, tl: Timeline): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for (const i of tl.completed().filter((x) => x.action === 'savepoint')) {
+    const m = decodeSavepointMetadata(await tl.read(i), { path: t.storage.uri(i.files.COMPLETED!.path) });
+    for (const [p, e] of Object.entries(m.partitionMetadata ?? {})) for (const f of e.savepointDataFile ?? []) out.set(`${e.partitionPath ?? p}\u0000${f}`, i.requestedTime);
+  }
+  return out;
+}
+
+export function planFromView(t: Table, view: FileSystemView, c: ClusteringConfig, now: Date, savepointed: ReadonlyMap<string, string> = new Map()): ClusteringPlanResult {
   const pendingGroups = new Map<string, string | undefined>();
   for (const g of view.allFileGroups()) pendingGroups.set(`${g.partition}\u0000${g.fileId}`, exclusion(view, g.partition, g.fileId));
+  const savepointOf = (s: FileSlice) => {
+    for (const name of [...(s.baseFile ? [s.baseFile.name] : []), ...s.logFiles.map((l) => l.name)]) {
+      const sp = savepointed.get(`${s.partition}\u0000${name}`);
+      if (sp) return `savepoint ${sp}`;
+    }
+    return undefined;
+  };
   return planClustering(
     {
       partitions: view.partitions(),
       slices: (p) => view.latestFileSlices(p),
-      excluded: (s) => (s.pendingCompaction ? `pending compaction ${s.baseInstant}` : pendingGroups.get(`${s.partition}\u0000${s.fileId}`)),
+      excluded: (s) => (s.pendingCompaction ? `pending compaction ${s.baseInstant}` : (pendingGroups.get(`${s.partition}\u0000${s.fileId}`) ?? savepointOf(s))),
       uri: (p) => t.storage.uri(p).replace(/^\//, 'file:/'),
       now,
     },
@@ -124,10 +147,10 @@ export async function scheduleClustering(table: Table, opts: ClusteringScheduleO
     if (!opts.dryRun && (opts.metadataTable ?? 'update') !== 'update') ({ table: t, disabled: metadataTableDisabled } = await metadataTableFor(t, opts, 'clustering'));
     else if (!opts.dryRun) await prepareMetadataTable(t, 'update', 'clustering');
     const now = (opts.now ?? (() => new Date()))();
-    const res = planFromView(t, view, config, now);
+    const tl = await t.timeline();
+    const res = planFromView(t, view, config, now, opts.includeSavepointed ? undefined : await savepointedFiles(t, tl));
     const base = { skipped: res.skipped, partitions: res.partitions, metadataTableDisabled };
     if (!res.plan) return { ...base, reason: res.reason };
-    const tl = await t.timeline();
     // a dry run names the instant the plan would get (nothing is written)
     const instant = await nextInstantTime(t, tl, opts);
     if (opts.dryRun) return { ...base, instant, plan: res.plan };
