@@ -3,7 +3,7 @@
 // what the CLI prints with --json for the same arguments, paged; errors are tool errors with the CLI's
 // one-line message; a mutating tool is absent without --allow-writes, plans without a token (the table
 // byte-identical), refuses a token made stale by a timeline change, and executes with a valid one.
-import { cpSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -120,6 +120,10 @@ describe('tblcli mcp: write tools', () => {
   it('absent without --allow-writes; plan + token; a stale token after a timeline change is refused; a valid one executes as the CLI does', async () => {
     const now = new Date();
     const { dir } = await demoTable(8, now);
+    // every file an hour old: --older-than 1s gives the same answer in the plan and in the CLI run
+    // after it, however slow the machine (a file written just now crossed the 1 s line in between)
+    const old = new Date(Date.now() - 3600_000);
+    for (const f of readdirSync(dir, { recursive: true, encoding: 'utf8' })) if (statSync(join(dir, f)).isFile()) utimesSync(join(dir, f), old, old);
     const ro = await connect(['--path', dir]);
     expect((await ro.listTools()).tools.map((t) => t.name)).not.toContain('orphans_delete');
     expect((await call(ro, 'orphans_delete', {})).s.class).toBe('usage');
