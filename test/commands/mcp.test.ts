@@ -3,7 +3,7 @@
 // what the CLI prints with --json for the same arguments, paged; errors are tool errors with the CLI's
 // one-line message; a mutating tool is absent without --allow-writes, plans without a token (the table
 // byte-identical), refuses a token made stale by a timeline change, and executes with a valid one.
-import { cpSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -12,6 +12,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { HAVE_FIXTURES, table, tableFresh } from '../support/fixtures.ts';
 import { LOCKS_AND_HEARTBEATS, treeDigest } from '../support/files.ts';
 import { runCli } from '../support/run-cli.ts';
+import { allCommands } from '../../commands/registry.ts';
+import { toolsFor, undeclaredWrites } from '../../commands/mcp/tools.ts';
 import { demoTable } from '../triage/support.ts';
 
 const BIN = resolve(import.meta.dirname, '../../bin/tblcli.js');
@@ -120,6 +122,10 @@ describe('tblcli mcp: write tools', () => {
   it('absent without --allow-writes; plan + token; a stale token after a timeline change is refused; a valid one executes as the CLI does', async () => {
     const now = new Date();
     const { dir } = await demoTable(8, now);
+    // every file an hour old: --older-than 1s gives the same answer in the plan and in the CLI run
+    // after it, however slow the machine (a file written just now crossed the 1 s line in between)
+    const old = new Date(Date.now() - 3600_000);
+    for (const f of readdirSync(dir, { recursive: true, encoding: 'utf8' })) if (statSync(join(dir, f)).isFile()) utimesSync(join(dir, f), old, old);
     const ro = await connect(['--path', dir]);
     expect((await ro.listTools()).tools.map((t) => t.name)).not.toContain('orphans_delete');
     expect((await call(ro, 'orphans_delete', {})).s.class).toBe('usage');
@@ -154,6 +160,39 @@ describe('tblcli mcp: write tools', () => {
     const viaCli = (await cliJson(['orphans', '--older-than', '1s', '--delete', '--yes', '--path', copy])) as { path: string; action: string }[];
     const viaMcp = done.s.result as { path: string; action: string }[];
     expect(viaMcp.map((x) => [x.path, x.action])).toEqual(viaCli.map((x) => [x.path, x.action]));
+  });
+
+  it('every command that changes a table is a write tool, never a read tool (fail-closed: an undeclared one is no tool)', async () => {
+    const specs = await allCommands();
+    expect(undeclaredWrites(specs), 'commands with a dry run, --yes or the lock options must declare `writes`').toEqual([]);
+    const writes = specs.filter((s) => s.writes && !s.writes.alsoRead).map((s) => s.name);
+    for (const n of ['commit rollback', 'rollback failed', 'savepoint create', 'savepoint rollback', 'marker delete', 'metadata delete', 'table update-configs', 'compaction run']) expect(writes).toContain(n);
+    const ro = (await toolsFor(specs, false)).map((t) => t.spec.name);
+    for (const n of writes) expect(ro, n).not.toContain(n);
+    const rw = await toolsFor(specs, true);
+    for (const n of writes) expect(rw.filter((t) => t.spec.name === n && t.write).length, n).toBe(1);
+    // a command that only looks mutating, undeclared: not offered at all
+    const fake = { name: 'frobnicate table', summary: 'x', options: [{ flags: '--dry-run', description: 'x' }], action: async () => 0 };
+    expect(await toolsFor([fake], true)).toEqual([]);
+  });
+
+  it.skipIf(!HAVE_FIXTURES)('commit rollback: the plan is the dry run (table byte-identical), the token rolls back exactly that commit', async () => {
+    const base = tableFresh('quickstart_trips_table/mor/avro/v6_trips_8i1u');
+    const latest = ((await cliJson(['commits', 'show', '--path', base])) as { commitTime: string }[])[0]!.commitTime;
+    const ro = await connect(['--path', base]);
+    expect((await call(ro, 'commit_rollback', { commit: latest })).s.class).toBe('usage');
+    const c = await connect(['--path', base, '--allow-writes']);
+    const before = treeDigest(base, LOCKS_AND_HEARTBEATS);
+    const plan = await call(c, 'commit_rollback', { commit: latest });
+    expect(plan.isError, JSON.stringify(plan.s)).toBe(false);
+    expect(plan.s.plan).toMatchObject({ instant: latest, dryRun: true });
+    expect(treeDigest(base, LOCKS_AND_HEARTBEATS)).toEqual(before);
+    const done = await call(c, 'commit_rollback', { commit: latest, token: plan.s.token });
+    expect(done.isError, JSON.stringify(done.s)).toBe(false);
+    expect(done.s.result).toMatchObject({ instant: latest, dryRun: false });
+    const after = (await cliJson(['commits', 'show', '--path', base])) as { commitTime: string }[];
+    expect(after.map((r) => r.commitTime)).not.toContain(latest);
+    expect(await cliJson(['show', 'rollbacks', '--path', base])).toHaveLength(1);
   });
 
   it.skipIf(!HAVE_FIXTURES)('compaction schedule: the plan is the dry run, the token schedules exactly it', async () => {
