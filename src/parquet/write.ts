@@ -273,6 +273,8 @@ export interface HoodieParquetWriteOptions {
   bloomFilter?: BloomFilterOptions | false;
   /** Field holding the record key; default `_hoodie_record_key`. */
   recordKeyField?: string;
+  /** false: no hoodie_min/max_record_key footer (Hudi writes them only with the bloom filter support on) */
+  recordKeyFooter?: boolean;
   createdBy?: string;
 }
 
@@ -423,7 +425,7 @@ export function writeHoodieParquet(opts: HoodieParquetWriteOptions): HoodieParqu
       ...hoodieWriterOptions(p, opts),
       rowGroupSize: opts.rowGroupSize ?? 1_000_000,
       pageSize: opts.pageSize ?? 1048576,
-      kvMetadata: hoodieFooterKv(schema, keys),
+      kvMetadata: hoodieFooterKv(schema, keys).filter((kv) => opts.recordKeyFooter !== false || (kv.key !== FOOTER_MIN_RECORD_KEY && kv.key !== FOOTER_MAX_RECORD_KEY)),
     });
   } catch (e) {
     throw writeFailed(schema, e);
