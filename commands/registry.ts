@@ -8,6 +8,7 @@ const FAMILIES = {
   commits: async () => (await import('./commits.ts')).commitSpecs,
   compactions: async () => (await import('./compactions.ts')).compactionSpecs,
   compactionServices: async () => (await import('./compaction-services.ts')).compactionServiceSpecs,
+  archival: async () => (await import('./archival.ts')).archivalSpecs,
   timeline: async () => (await import('./timeline.ts')).timelineSpecs,
   services: async () => (await import('./services.ts')).serviceSpecs,
   fsview: async () => (await import('./fsview.ts')).fsviewSpecs,
@@ -43,6 +44,7 @@ export const FIRST_WORDS: Record<string, Family[]> = {
   orphans: ['triage'],
   doctor: ['triage'],
   metrics: ['triage'],
+  trigger: ['archival'],
   demo: ['demo'],
   man: ['meta'],
 };

@@ -3,7 +3,7 @@
 // clusterings (completed replacecommits), one savepoint and one pending compaction (MOR) or pending
 // clustering (COW), in table version 6 (layout 1, JSON commits) or 8/9 (layout 2, Avro, completion times).
 // Optionally a metadata table timeline whose last compaction sits after a chosen commit.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   encodeCleanMetadata,
@@ -36,6 +36,8 @@ export interface ArchivalTableOptions {
   clusterAfter?: number[];
   /** savepoint of this commit (1-based; 0 = none) */
   savepointAt?: number;
+  /** the savepoint is deleted again after this commit (later clean plans still list it) */
+  savepointDeletedAfter?: number;
   /** a pending compaction (MOR) / clustering (COW) after this commit (1-based; 0 = none) */
   pendingAfter?: number;
   /** metadata table whose latest compaction follows this commit (0 = an MDT without compaction) */
@@ -88,6 +90,7 @@ export async function writeArchivalTable(base: string, o: ArchivalTableOptions):
   const completion = (rt: string) => formatInstantTime(new Date(Date.parse(`${rt.slice(0, 4)}-${rt.slice(4, 6)}-${rt.slice(6, 8)}T${rt.slice(8, 10)}:${rt.slice(10, 12)}:${rt.slice(12, 14)}.${rt.slice(14)}Z`) + 1500), 'UTC');
   const out: GeneratedInstant[] = [];
   const completedCommits: string[] = [];
+  let savepointTime: string | undefined;
   const commitBytes = (m: CommitMetadata, delta = false) => (layout === 2 ? encodeCommitMetadataAvro(m) : encodeCommitMetadataJson(m, { delta }));
   const fileId = (k: number, p: number) => `${String(k % 7).padStart(8, '0')}-aaaa-bbbb-cccc-${String(p).padStart(12, '0')}-0`;
 
@@ -136,7 +139,7 @@ export async function writeArchivalTable(base: string, o: ArchivalTableOptions):
     version: 2,
     filePathsToBeDeletedPerPartition: { [PARTS[0]!]: [{ filePath: `file:${base}/${PARTS[0]}/old.parquet`, isBootstrapBaseFile: false }] },
     partitionsToBeDeleted: [],
-    extraMetadata: o.savepointAt ? { savepointed_timestamps: '' } : null,
+    extraMetadata: o.savepointAt ? { savepointed_timestamps: savepointTime ?? '' } : null,
   });
   const writeClean = async () => {
     const rt = next();
@@ -253,6 +256,7 @@ export async function writeArchivalTable(base: string, o: ArchivalTableOptions):
     completedCommits.push(rt);
   };
   const writeSavepoint = async (rt: string) => {
+    savepointTime = rt;
     await createRequested(src, rt, 'savepoint'); // `<rt>.savepoint.inflight`
     await complete(
       rt,
@@ -266,6 +270,11 @@ export async function writeArchivalTable(base: string, o: ArchivalTableOptions):
   for (let k = 1; k <= n; k++) {
     await writeCommit(k);
     if (o.savepointAt === k) await writeSavepoint(completedCommits[completedCommits.length - 1]!);
+    if (o.savepointDeletedAfter === k && savepointTime) {
+      for (const f of readdirSync(timelineDir)) if (f.startsWith(`${savepointTime}`) && f.includes('.savepoint')) rmSync(join(timelineDir, f));
+      const at = out.findIndex((x) => x.action === 'savepoint');
+      if (at >= 0) out.splice(at, 1);
+    }
     if (mor && o.compactEvery && k % o.compactEvery === 0) await writeCompaction(false);
     if (!mor && o.clusterAfter?.includes(k)) await writeClustering(false);
     if (o.pendingAfter === k) await (mor ? writeCompaction(true) : writeClustering(true));
@@ -273,16 +282,16 @@ export async function writeArchivalTable(base: string, o: ArchivalTableOptions):
     if (o.rollbackEvery && k % o.rollbackEvery === 0) await writeRollback();
     if (mdt && o.mdtCompactionAfter === k) mdtCompactionAfter = completedCommits[completedCommits.length - 1]!;
   }
-  if (mdt) await writeMdt(base, o, out, mdtCompactionAfter, completion);
+  if (mdt) await writeMdt(base, o, out, mdtCompactionAfter);
   out.sort((a, b) => (a.requestedTime < b.requestedTime ? -1 : a.requestedTime > b.requestedTime ? 1 : a.action < b.action ? -1 : 1));
   return { base, instants: out };
 }
 
 /**
  * `.hoodie/metadata`: one deltacommit per data instant and a compaction after the chosen commit —
- * 0.14 style `<t>001` (v6), a fresh time after the commit completed (v8/9).
+ * 0.14 style `<t>001` (v6), a fresh time between the commit's requested and completion times (v8/9).
  */
-async function writeMdt(base: string, o: ArchivalTableOptions, data: GeneratedInstant[], compactAfter: string | undefined, completion: (rt: string) => string): Promise<void> {
+async function writeMdt(base: string, o: ArchivalTableOptions, data: GeneratedInstant[], compactAfter: string | undefined): Promise<void> {
   const layout: 1 | 2 = o.version >= 8 ? 2 : 1;
   const meta = join(base, '.hoodie', 'metadata', '.hoodie');
   const timelineDir = layout === 2 ? join(meta, 'timeline') : meta;
@@ -291,12 +300,13 @@ async function writeMdt(base: string, o: ArchivalTableOptions, data: GeneratedIn
   const src: TimelineSource = { storage, metaPath: meta, layout, timelineDir, timezone: 'UTC' };
   const empty = layout === 2 ? encodeCommitMetadataAvro({ partitionToWriteStats: {}, compacted: false, extraMetadata: {}, operationType: 'UPSERT_PREPPED' }) : encodeCommitMetadataJson({ partitionToWriteStats: {}, compacted: false, extraMetadata: {}, operationType: 'UPSERT_PREPPED' });
   const later = (t: string, ms: number) => formatInstantTime(new Date(Date.parse(`${t.slice(0, 4)}-${t.slice(4, 6)}-${t.slice(6, 8)}T${t.slice(8, 10)}:${t.slice(10, 12)}:${t.slice(12, 14)}.${t.slice(14, 17)}Z`) + ms), 'UTC');
-  for (const d of data.filter((x) => x.completed)) {
+  for (const d of data.filter((x) => x.completed && x.action !== 'savepoint')) {
     await createRequested(src, d.requestedTime, 'deltacommit');
     await transitionToInflight(src, d.requestedTime, 'deltacommit');
     await completeInstant(src, d.requestedTime, 'deltacommit', 'deltacommit', empty, layout === 2 ? later(d.requestedTime, 1) : undefined);
     if (compactAfter === d.requestedTime) {
-      const c = layout === 2 ? later(completion(d.requestedTime), 100) : `${d.requestedTime}001`;
+      // v8/9: while the data commit is still completing (requested < compaction < completed): it must stay
+      const c = layout === 2 ? later(d.requestedTime, 700) : `${d.requestedTime}001`;
       await createRequested(src, c, 'compaction', encodeCompactionPlan({ operations: [], extraMetadata: null, version: 2, strategy: null, preserveHoodieMetadata: true, missingSchedulePartitions: null }));
       await transitionToInflight(src, c, 'compaction');
       await completeInstant(src, c, 'compaction', 'commit', empty, layout === 2 ? later(c, 5) : undefined);

@@ -1,0 +1,358 @@
+// `trigger archival` on generated 200-commit tables (COW and MOR; table versions 6, 8, 9; cleans,
+// rollbacks, compactions or clusterings, a savepoint and a pending compaction/clustering): the active
+// timeline keeps exactly what Hudi's rules keep (independent statement: support/archival-oracle.ts), the
+// archive holds every archived instant state with the same metadata — read back by our readers, and
+// independently (v1: the log framing parsed here and each record decoded with avsc; v2: DuckDB over the
+// parquet files the manifest lists) — and `commits show --includeArchivedTimeline` afterwards equals
+// `commits show` before.
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import avro from 'avsc';
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadArchivedTimeline } from '../../src/archive/index.ts';
+import {
+  decodeCleanMetadata,
+  decodeCleanerPlan,
+  decodeCompactionPlan,
+  decodeRequestedReplaceMetadata,
+  decodeRollbackMetadata,
+} from '../../src/metadata/index.ts';
+import { LocalStorage } from '../../src/storage/index.ts';
+import { runCli, runJson } from '../support/run-cli.ts';
+import { oracleArchive, readTimelineDir } from './support/archival-oracle.ts';
+import { writeArchivalTable, type ArchivalTableOptions } from './support/archival-table.ts';
+
+const storage = new LocalStorage();
+
+let duck: Promise<DuckDBConnection> | undefined;
+async function duckRows(path: string): Promise<Record<string, string | null>[]> {
+  duck ??= DuckDBInstance.create(':memory:').then((db) => db.connect());
+  const r = await (await duck).runAndReadAll(
+    `SELECT instantTime, completionTime, action, hex(metadata) AS metadata, hex(plan) AS plan, version
+       FROM read_parquet('${path.replaceAll("'", "''")}', file_row_number = true) ORDER BY file_row_number`,
+  );
+  return r.getRowObjects().map((o) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, v === null ? null : String(v)])));
+}
+afterAll(async () => {
+  if (duck) (await duck).closeSync();
+});
+
+// ---------------------------------------------------------------- the timeline before, file by file
+
+interface StateFile {
+  t: string;
+  /** action of this state's file */
+  action: string;
+  state: 'REQUESTED' | 'INFLIGHT' | 'COMPLETED';
+  name: string;
+  bytes: Buffer;
+  ct?: string;
+}
+
+const COMPARABLE: Record<string, string> = { compaction: 'commit', logcompaction: 'deltacommit', clustering: 'replacecommit' };
+
+/** Every instant file of the timeline dir, grouped by `<t>|<comparable action>`. */
+function timelineFiles(dir: string, layout: 1 | 2): Map<string, StateFile[]> {
+  const re = layout === 1 ? /^(\d+)\.([a-z]+)(?:\.(requested|inflight))?$/ : /^(\d+)(?:_(\d+))?\.([a-z]+)(?:\.(requested|inflight))?$/;
+  const out = new Map<string, StateFile[]>();
+  for (const name of readdirSync(dir)) {
+    const m = re.exec(name);
+    if (!m) continue;
+    let action = layout === 1 ? m[2]! : m[3]!;
+    let st = layout === 1 ? m[3] : m[4];
+    if (action === 'properties') continue;
+    if (action === 'inflight' && !st) [action, st] = ['commit', 'inflight'];
+    const state = st === 'requested' ? 'REQUESTED' : st === 'inflight' ? 'INFLIGHT' : 'COMPLETED';
+    const key = `${m[1]}|${COMPARABLE[action] ?? action}`;
+    const list = out.get(key) ?? [];
+    list.push({ t: m[1]!, action, state, name, bytes: readFileSync(join(dir, name)), ct: layout === 2 && state === 'COMPLETED' ? m[2] : undefined });
+    out.set(key, list);
+  }
+  return out;
+}
+
+const completedOf = (files: StateFile[]) => files.find((f) => f.state === 'COMPLETED');
+
+// ---------------------------------------------------------------- v1: the archive parsed here
+
+/** Hudi log-file framing (format-timeline.md §3.5) and the Avro data-block content, decoded with avsc. */
+function parseArchiveLog(bytes: Buffer): { header: Map<number, string>; records: Record<string, unknown>[] }[] {
+  const blocks: { header: Map<number, string>; records: Record<string, unknown>[] }[] = [];
+  let p = 0;
+  while (p < bytes.length) {
+    expect(bytes.subarray(p, p + 6).toString('latin1')).toBe('#HUDI#');
+    const blockSize = Number(bytes.readBigInt64BE(p + 6));
+    let q = p + 14;
+    expect(bytes.readInt32BE(q)).toBe(1); // log format version
+    expect(bytes.readInt32BE(q + 4)).toBe(3); // AVRO_DATA_BLOCK
+    q += 8;
+    const header = new Map<number, string>();
+    const n = bytes.readInt32BE(q);
+    q += 4;
+    for (let i = 0; i < n; i++) {
+      const k = bytes.readInt32BE(q);
+      const len = bytes.readInt32BE(q + 4);
+      header.set(k, bytes.subarray(q + 8, q + 8 + len).toString('utf8'));
+      q += 8 + len;
+    }
+    const contentLen = Number(bytes.readBigInt64BE(q));
+    q += 8;
+    const content = bytes.subarray(q, q + contentLen);
+    q += contentLen;
+    expect(bytes.readInt32BE(q)).toBe(0); // empty footer
+    q += 4;
+    expect(Number(bytes.readBigInt64BE(q))).toBe(blockSize + 6);
+    q += 8;
+    expect(q).toBe(p + 14 + blockSize);
+    p = q;
+    const type = avro.Type.forSchema(JSON.parse(header.get(2)!) as avro.Schema);
+    expect(content.readInt32BE(0)).toBe(3);
+    const count = content.readInt32BE(4);
+    const records: Record<string, unknown>[] = [];
+    let c = 8;
+    for (let i = 0; i < count; i++) {
+      const len = content.readInt32BE(c);
+      records.push(type.fromBuffer(content.subarray(c + 4, c + 4 + len)) as Record<string, unknown>);
+      c += 4 + len;
+    }
+    expect(c).toBe(content.length);
+    blocks.push({ header, records });
+  }
+  return blocks;
+}
+
+const plain = (v: unknown) => JSON.parse(JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? Number(x) : x))) as unknown;
+
+/** What the archiver must have put in the record of one state file (0.14 MetadataConversionUtils). */
+function checkV1Record(rec: Record<string, unknown>, f: StateFile, files: StateFile[]): void {
+  expect(rec.commitTime).toBe(f.t);
+  expect(rec.actionType).toBe(f.action);
+  expect(rec.actionState).toBe(f.state);
+  expect(rec.version).toBe(1);
+  expect(String(rec.stateTransitionTime)).toMatch(/^\d{17}$/);
+  const path = { path: f.name };
+  switch (f.action) {
+    case 'commit':
+    case 'deltacommit':
+    case 'replacecommit': {
+      if (f.action === 'replacecommit' && f.state === 'REQUESTED') {
+        expect(plain(rec.hoodieRequestedReplaceMetadata)).toEqual(plain(decodeRequestedReplaceMetadata(f.bytes, path)));
+        break;
+      }
+      if (f.action === 'replacecommit' && f.state === 'INFLIGHT' && f.bytes.length === 0) {
+        expect(rec.HoodieInflightReplaceMetadata).toBeNull();
+        break;
+      }
+      const field = f.action === 'replacecommit' ? (f.state === 'COMPLETED' ? 'hoodieReplaceCommitMetadata' : 'HoodieInflightReplaceMetadata') : 'hoodieCommitMetadata';
+      const got = rec[field] as Record<string, unknown>;
+      const json = (f.bytes.length ? JSON.parse(f.bytes.toString('utf8')) : {}) as Record<string, unknown>;
+      const stats = (json.partitionToWriteStats ?? {}) as Record<string, Record<string, unknown>[]>;
+      const gotStats = got.partitionToWriteStats as Record<string, Record<string, unknown>[]>;
+      expect(Object.keys(gotStats)).toEqual(Object.keys(stats));
+      for (const [p, list] of Object.entries(stats)) {
+        expect(gotStats[p]!.map((s) => [s.fileId, s.path, s.prevCommit, s.numWrites, s.numInserts, s.numUpdateWrites, s.numDeletes, s.totalWriteBytes, s.partitionPath])).toEqual(
+          list.map((s) => [s.fileId, s.path, s.prevCommit, s.numWrites, s.numInserts, s.numUpdateWrites, s.numDeletes, s.totalWriteBytes, s.partitionPath]),
+        );
+      }
+      expect(got.operationType).toBe(json.compacted === true ? 'COMPACT' : (json.operationType ?? 'UNKNOWN'));
+      expect(got.extraMetadata).toEqual({ ...((json.extraMetadata as object) ?? {}), ROLLING_STAT: '' });
+      if (f.action === 'replacecommit' && f.state === 'COMPLETED') expect(got.partitionToReplaceFileIds).toEqual(json.partitionToReplaceFileIds);
+      break;
+    }
+    case 'clean':
+      if (f.state === 'COMPLETED') expect(plain(rec.hoodieCleanMetadata)).toEqual(plain(decodeCleanMetadata(f.bytes, path)));
+      else expect(plain(rec.hoodieCleanerPlan)).toEqual(plain(decodeCleanerPlan(f.bytes, path)));
+      break;
+    case 'rollback':
+      if (f.state === 'COMPLETED') expect(plain(rec.hoodieRollbackMetadata)).toEqual(plain(decodeRollbackMetadata(f.bytes, path)));
+      else expect(rec.hoodieRollbackMetadata).toBeNull();
+      break;
+    case 'compaction': {
+      const req = files.find((x) => x.state === 'REQUESTED')!;
+      expect(plain(rec.hoodieCompactionPlan)).toEqual(plain(decodeCompactionPlan(req.bytes, path)));
+      break;
+    }
+    default:
+      throw new Error(`unexpected archived action ${f.action}`);
+  }
+}
+
+/** The LSM `plan` column: the clean / compaction plan, a clustering's requested file (or its non-empty inflight). */
+function expectedPlan(files: StateFile[]): Buffer | null {
+  const req = files.find((f) => f.state === 'REQUESTED');
+  const inf = files.find((f) => f.state === 'INFLIGHT');
+  const pendingAction = (req ?? inf)?.action;
+  if (pendingAction === 'clean') return (req ?? inf)!.bytes.length ? (req ?? inf)!.bytes : null;
+  if (pendingAction === 'compaction') return req?.bytes.length ? req.bytes : null;
+  if (pendingAction === 'clustering' || pendingAction === 'replacecommit') return inf?.bytes.length ? inf.bytes : req?.bytes.length ? req.bytes : null;
+  return null;
+}
+
+// ---------------------------------------------------------------- the scenarios
+
+const SCENARIOS: [string, ArchivalTableOptions][] = [
+  ['MOR v6', { tableType: 'MERGE_ON_READ', version: 6, cleanEvery: 10, rollbackEvery: 37, compactEvery: 12, savepointAt: 150, pendingAfter: 172 }],
+  ['COW v6', { tableType: 'COPY_ON_WRITE', version: 6, cleanEvery: 10, rollbackEvery: 37, clusterAfter: [40, 95], savepointAt: 160, pendingAfter: 150 }],
+  ['MOR v8', { tableType: 'MERGE_ON_READ', version: 8, cleanEvery: 10, rollbackEvery: 37, compactEvery: 12, savepointAt: 150, pendingAfter: 172 }],
+  ['COW v9', { tableType: 'COPY_ON_WRITE', version: 9, cleanEvery: 10, rollbackEvery: 37, clusterAfter: [40, 95], savepointAt: 160, pendingAfter: 150 }],
+];
+
+function tlDir(base: string, version: number): string {
+  return version >= 8 ? join(base, '.hoodie', 'timeline') : join(base, '.hoodie');
+}
+
+describe('trigger archival on 200-commit tables', () => {
+  for (const [name, opts] of SCENARIOS) {
+    it(`${name}: keeps what Hudi's rules keep; archive = the rest, same metadata; commits show unchanged`, async () => {
+      const base = mkdtempSync(join(tmpdir(), 'tblcli-archival-'));
+      await writeArchivalTable(base, { commits: 200, ...opts });
+      const layout = opts.version >= 8 ? 2 : 1;
+      const dir = tlDir(base, opts.version);
+      const before = timelineFiles(dir, layout);
+      const beforeShow = await runJson<unknown[]>(['commits', 'show', '--path', base]);
+      const beforeExtra = await runJson<unknown[]>(['commits', 'show', '--path', base, '--includeExtraMetadata']);
+      const expected = oracleArchive(readTimelineDir(dir, layout), { version: opts.version, mor: opts.tableType === 'MERGE_ON_READ', min: 20, max: 30, retained: 10 });
+      expect(expected.size).toBeGreaterThan(100);
+
+      const r = await runCli(['trigger', 'archival', '--path', base]);
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toBe('');
+
+      // the active timeline: exactly the instants Hudi keeps, their files untouched
+      const after = timelineFiles(dir, layout);
+      const archivedKeys = new Set<string>();
+      for (const [key, files] of before) {
+        const c = completedOf(files);
+        const archived = c !== undefined && expected.has(`${c.t}|${c.action}`);
+        if (archived) {
+          archivedKeys.add(key);
+          expect(after.has(key), key).toBe(false);
+        } else {
+          expect(after.get(key)?.map((f) => [f.name, f.bytes.toString('hex')]), key).toEqual(files.map((f) => [f.name, f.bytes.toString('hex')]));
+        }
+      }
+      expect(archivedKeys.size).toBe(expected.size);
+      expect([...after.keys()].every((k) => before.has(k))).toBe(true);
+
+      // our reader: every archived state (layout 1) / instant (layout 2), once
+      const archiveDir = layout === 1 ? join(base, '.hoodie', 'archived') : join(dir, 'history');
+      const ours = await loadArchivedTimeline(storage, base, { layout, archiveDir });
+      const wantStates = [...archivedKeys].flatMap((k) => before.get(k)!.map((f) => `${f.t}|${f.action}|${f.state}`));
+      if (layout === 1) expect(ours.map((a) => `${a.requestedTime}|${a.action}|${a.state}`).sort()).toEqual(wantStates.sort());
+      else expect(ours.map((a) => `${a.requestedTime}|${a.action}`).sort()).toEqual([...expected].sort());
+
+      // independently of our readers
+      if (layout === 1) {
+        const files = readdirSync(archiveDir);
+        expect(files).toEqual(['.commits_.archive.1_1-0-1']);
+        const blocks = parseArchiveLog(readFileSync(join(archiveDir, files[0]!)));
+        expect(blocks.every((b) => [...b.header.keys()].join() === '2' && b.records.length <= 10)).toBe(true);
+        const records = blocks.flatMap((b) => b.records);
+        expect(records.map((x) => `${x.commitTime}|${x.actionType}|${x.actionState}`).sort()).toEqual(wantStates.sort());
+        for (const rec of records) {
+          const key = `${rec.commitTime}|${COMPARABLE[String(rec.actionType)] ?? rec.actionType}`;
+          const files = before.get(key)!;
+          checkV1Record(rec, files.find((f) => f.state === rec.actionState)!, files);
+        }
+      } else {
+        const version = readFileSync(join(archiveDir, '_version_'), 'utf8');
+        expect(version).toBe('1');
+        const manifest = JSON.parse(readFileSync(join(archiveDir, `manifest_${version}`), 'utf8')) as { files: { fileName: string; fileLen: number }[] };
+        expect(readFileSync(join(archiveDir, `manifest_${version}`), 'utf8')).toMatch(/^\{\n {2}"files" : \[ \{\n {4}"fileName" : "/);
+        expect(manifest.files).toHaveLength(1);
+        const rows = (await Promise.all(manifest.files.map((f) => duckRows(join(archiveDir, f.fileName))))).flat();
+        const sorted = [...expected].sort();
+        expect(manifest.files[0]!.fileName).toBe(`${sorted[0]!.split('|')[0]}_${sorted.at(-1)!.split('|')[0]}_0.parquet`);
+        expect(manifest.files[0]!.fileLen).toBe(readFileSync(join(archiveDir, manifest.files[0]!.fileName)).length);
+        expect(rows.map((x) => `${x.instantTime}|${x.action}`)).toEqual(sorted);
+        for (const row of rows) {
+          const key = `${row.instantTime}|${COMPARABLE[row.action!] ?? row.action}`;
+          const files = before.get(key)!;
+          const c = completedOf(files)!;
+          expect(row.completionTime).toBe(c.ct);
+          expect(row.metadata).toBe(c.bytes.toString('hex').toUpperCase());
+          expect(row.plan).toBe(expectedPlan(files)?.toString('hex').toUpperCase() ?? null);
+          expect(row.version).toBe('1');
+        }
+        // Avro-parquet as Hudi's writer leaves it: the footer carries the HoodieLSMTimelineInstant schema
+        const kv = await (await duck!).runAndReadAll(`SELECT decode(key) AS k, decode(value) AS v FROM parquet_kv_metadata('${join(archiveDir, manifest.files[0]!.fileName)}')`);
+        const footer = new Map(kv.getRowObjects().map((o) => [String(o.k), String(o.v)]));
+        expect(JSON.parse(footer.get('parquet.avro.schema')!).name).toBe('HoodieLSMTimelineInstant');
+        expect(footer.has('hoodie_min_record_key')).toBe(false);
+      }
+
+      // commits show --includeArchivedTimeline afterwards == commits show before
+      expect(await runJson<unknown[]>(['commits', 'show', '--path', base, '--includeArchivedTimeline'])).toEqual(beforeShow);
+      expect(await runJson<unknown[]>(['commits', 'show', '--path', base, '--includeArchivedTimeline', '--includeExtraMetadata'])).toEqual(beforeExtra);
+      const archivedCommits = [...expected].filter((k) => /\|(commit|deltacommit|replacecommit)$/.test(k));
+      const showArchived = await runJson<{ commitTime: string }[]>(['commits', 'showarchived', '--path', base, '--startTs', '0', '--endTs', '99999999999999999']);
+      expect(showArchived.map((x) => x.commitTime).sort()).toEqual(archivedCommits.map((k) => k.split('|')[0]).sort());
+
+      // a second run finds nothing to archive and changes nothing
+      const snapshot = readdirSync(archiveDir).map((f) => [f, readFileSync(join(archiveDir, f)).toString('hex')]);
+      const again = await runJson<{ archived: number; recovered: unknown[] }>(['trigger', 'archival', '--path', base]);
+      expect(again.archived).toBe(0);
+      expect(again.recovered).toEqual([]);
+      expect(readdirSync(archiveDir).map((f) => [f, readFileSync(join(archiveDir, f)).toString('hex')])).toEqual(snapshot);
+      expect(existsSync(join(base, '.hoodie', '.aux', 'lock'))).toBe(false);
+    }, 120_000);
+  }
+});
+
+describe('trigger archival --dry-run', () => {
+  it('lists every instant with whether it goes and why it stays; writes nothing', async () => {
+    const base = mkdtempSync(join(tmpdir(), 'tblcli-archival-'));
+    await writeArchivalTable(base, { commits: 60, tableType: 'MERGE_ON_READ', version: 6, cleanEvery: 10, compactEvery: 12, savepointAt: 40, pendingAfter: 50 });
+    const names = readdirSync(join(base, '.hoodie')).sort();
+    const rows = await runJson<{ instant: string; action: string; state: string; archive: boolean; reason: string }[]>(['trigger', 'archival', '--path', base, '--dry-run', '--minCommits', '12', '--maxCommits', '15', '--commitsRetainedByCleaner', '5']);
+    expect(readdirSync(join(base, '.hoodie')).sort()).toEqual(names);
+    expect(rows.filter((x) => x.archive).length).toBeGreaterThan(10);
+    const sp = rows.find((x) => x.action === 'savepoint')!;
+    expect(sp.reason).toMatch(/savepoints are never archived/);
+    const pending = rows.find((x) => x.state === 'REQUESTED' && x.action === 'compaction')!;
+    expect(pending.reason).toMatch(/pending/);
+    // the commit savepointed and everything after it stay, naming the savepoint
+    const kept = rows.filter((x) => !x.archive && x.action === 'deltacommit' && x.instant >= sp.instant);
+    expect(kept.length).toBeGreaterThan(0);
+    expect(kept.every((x) => x.reason.includes(`at or after ${sp.instant}`))).toBe(true);
+    const text = await runCli(['trigger', 'archival', '--path', base, '--dry-run', '--minCommits', '12', '--maxCommits', '15', '--commitsRetainedByCleaner', '5']);
+    expect(text.exitCode).toBe(0);
+    expect(text.stdout).toContain('║ Instant');
+    expect(text.stdout).toContain('Reason');
+  }, 60_000);
+});
+
+describe('trigger archival: options and refusals', () => {
+  it('rejects settings Hudi rejects (exit 2), before touching the table', async () => {
+    const base = mkdtempSync(join(tmpdir(), 'tblcli-archival-'));
+    await writeArchivalTable(base, { commits: 5, tableType: 'COPY_ON_WRITE', version: 6 });
+    const a = await runCli(['trigger', 'archival', '--path', base, '--minCommits', '30', '--maxCommits', '30']);
+    expect(a.exitCode).toBe(2);
+    expect(a.stderr).toMatch(/hoodie\.keep\.max\.commits=30 to be greater than hoodie\.keep\.min\.commits=30/);
+    const b = await runCli(['trigger', 'archival', '--path', base, '--minCommits', '10', '--commitsRetainedByCleaner', '10']);
+    expect(b.exitCode).toBe(2);
+    expect(b.stderr.split('\n').filter(Boolean)).toHaveLength(1);
+  });
+
+  it('exits 4 while another process holds the table lock', async () => {
+    const base = mkdtempSync(join(tmpdir(), 'tblcli-archival-'));
+    await writeArchivalTable(base, { commits: 40, tableType: 'COPY_ON_WRITE', version: 8 });
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(join(base, '.hoodie', '.aux'), { recursive: true });
+    writeFileSync(join(base, '.hoodie', '.aux', 'lock'), '{"lockCreateTime":"held by a test"}');
+    const r = await runCli(['trigger', 'archival', '--path', base]);
+    expect(r.exitCode).toBe(4);
+    expect(readdirSync(join(base, '.hoodie', 'timeline')).some((f) => f === 'history')).toBe(false);
+  });
+
+  it('refuses a metadata table path', async () => {
+    const base = mkdtempSync(join(tmpdir(), 'tblcli-archival-'));
+    await writeArchivalTable(base, { commits: 40, tableType: 'COPY_ON_WRITE', version: 6, mdtCompactionAfter: 20 });
+    const r = await runCli(['trigger', 'archival', '--path', join(base, '.hoodie', 'metadata')]);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toMatch(/is a metadata table/);
+  });
+});
