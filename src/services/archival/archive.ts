@@ -21,7 +21,7 @@ import type { TableLock } from '../../write/lock.ts';
 import { reopen, underLock, type ServiceOptions } from '../transaction.ts';
 import { ARCHIVAL_DEFAULTS, decideArchival, type ArchivalConfig, type ArchivalDecision, type ArchivalFacts } from './rules.ts';
 import { archivedEntries, encodeArchiveBlocks, listArchiveFiles, writeArchiveFiles, ARCHIVAL_BATCH, type StateFile } from './v1-archive.ts';
-import { compactAndClean, writeLsmBatch, type LsmOptions, type LsmRow } from './lsm.ts';
+import { compactAndClean, repairVersionFile, writeLsmBatch, type LsmOptions, type LsmRow } from './lsm.ts';
 
 export interface ArchivalOptions extends ServiceOptions {
   minCommits?: number;
@@ -117,7 +117,11 @@ async function archive(first: Table, config: ArchivalConfig, opts: ArchivalOptio
   const facts = await gatherFacts(t, tl, instants, opts, warnings);
   const decision = decideArchival(facts, config);
   const result: ArchivalResult = { dryRun, layout, decision, recovered, archiveFiles: [], deletedFiles, compactedFiles: [], warnings };
-  if (dryRun || decision.toArchive.length === 0) return result;
+  if (dryRun) return result;
+  if (decision.toArchive.length === 0) {
+    await compactLsm(t, dir, opts, point, keepAlive, result);
+    return result;
+  }
 
   const batch = decision.toArchive;
   await keepAlive();
@@ -137,11 +141,20 @@ async function archive(first: Table, config: ArchivalConfig, opts: ArchivalOptio
   await keepAlive();
   result.deletedFiles += await deleteActiveFiles(t.storage, batch, { concurrency: conc, keepAlive, onPoint: point });
   await point('after-delete');
-  if (layout === 2) {
-    await keepAlive();
-    result.compactedFiles = (await compactAndClean(t.storage, dir, { ...opts.lsm, onPoint: point })).map((n) => joinPath(dir, n));
-  }
+  await compactLsm(t, dir, opts, point, keepAlive, result);
   return result;
+}
+
+/**
+ * Layout 2, after the archive step: compaction and cleaning of the LSM timeline. Hudi runs it only
+ * after archiving something; tblcli also runs it when nothing is archived, so a compaction a crash
+ * interrupted is finished by the next run.
+ */
+async function compactLsm(t: Table, dir: string, opts: ArchivalOptions, point: (p: string) => Promise<void>, keepAlive: () => Promise<void>, result: ArchivalResult): Promise<void> {
+  if (t.config.layoutVersion !== 2) return;
+  await keepAlive();
+  await repairVersionFile(t.storage, dir);
+  result.compactedFiles = (await compactAndClean(t.storage, dir, { ...opts.lsm, onPoint: point })).map((n) => joinPath(dir, n));
 }
 
 // ---------------------------------------------------------------- facts the rules need

@@ -92,6 +92,17 @@ export async function updateManifest(storage: Storage, dir: string, remove: read
   return version;
 }
 
+/**
+ * A run killed between deleting `_version_` and writing it again leaves readers listing the manifests
+ * (they take the highest): write the version file back with that version.
+ */
+export async function repairVersionFile(storage: Storage, dir: string): Promise<void> {
+  const versionFile = joinPath(dir, VERSION_FILE);
+  if (await storage.exists(versionFile)) return;
+  const latest = await readLsmManifest(storage, dir);
+  if (latest) await storage.writeNew(versionFile, new TextEncoder().encode(String(latest.version)));
+}
+
 export interface LsmWrite {
   fileName: string;
   /** the file was already committed by a run that died before deleting the active instants */

@@ -1,9 +1,16 @@
-// Bundles test/services/support/compaction-child.ts into a standalone script the crash and takeover
-// tests spawn (and SIGKILL) as a real child process.
+// Bundles the child scripts of test/services/support (compaction-child.ts, archival-child.ts) into
+// standalone scripts the crash and takeover tests spawn (and SIGKILL) as real child processes.
 import { bundleForTest } from '../../support/bundle.ts';
 
 export async function buildCompactionChild(): Promise<string> {
   const b = await bundleForTest('test/services/support/compaction-child.ts', 'child.mjs', {
+    banner: { js: "import { createRequire as __cr } from 'module'; const require = __cr(import.meta.url);" },
+  });
+  return b.path;
+}
+
+export async function buildArchivalChild(): Promise<string> {
+  const b = await bundleForTest('test/services/support/archival-child.ts', 'archival-child.mjs', {
     banner: { js: "import { createRequire as __cr } from 'module'; const require = __cr(import.meta.url);" },
   });
   return b.path;
