@@ -74,13 +74,13 @@ async function run(ctx: Ctx, o: Opts): Promise<void> {
 export const archivalSpecs: CommandSpec[] = [
   {
     name: 'trigger archival',
-    summary: "Archive old instants the way Hudi's archiver does (table version 6: .hoodie/archived log files; 8/9: the LSM timeline); no Spark needed",
+    summary: "Archive old instants by Hudi's rules (0.14's for table version 6: a new .hoodie/archived log file per run; 1.x's for 8/9: the LSM timeline with manifest, compaction and cleaning), then delete them from the active timeline (pending files first, completed ones oldest first). A run killed midway is finished by the next one, which deletes the active copies of instants already archived instead of archiving them twice; no Spark needed",
     options: [
       { flags: '--minCommits <n>', description: 'hoodie.keep.min.commits: commits kept on the active timeline after archiving', default: 20, parse: parseIntOpt },
       { flags: '--maxCommits <n>', description: 'hoodie.keep.max.commits: archive only when the active timeline holds more commits', default: 30, parse: parseIntOpt },
       { flags: '--commitsRetainedByCleaner <n>', description: 'hoodie.cleaner.commits.retained (KEEP_LATEST_COMMITS); raises minCommits when the cleaner retains more', default: 10, parse: parseIntOpt },
       { flags: '--enableMetadata [bool]', description: "keep instants after the metadata table's last compaction (false: refused on table version 6 as Hudi 0.14 fails; 8/9: the bound is skipped as Hudi 1.x does)", default: true, parse: parseBool },
-      { flags: '--dry-run', description: 'show which instants would be archived and why each other one stays; writes nothing, takes no lock' },
+      { flags: '--dry-run', description: 'show which instants would be archived and why each other one stays (one row per instant: the JSON fields below); writes nothing, takes no lock. Without it, --json prints a summary: archived, instants, recovered, archiveFiles, compactedFiles, deletedFiles, rules, minCommits, maxCommits' },
       { flags: '--wait', description: 'wait for the table lock instead of exiting 4' },
       { flags: '--wait-timeout <duration>', description: 'give up waiting after this long (e.g. 10m)', parse: parseDurationOpt },
       { flags: '--lock-expire <duration>', description: 'FileSystemBasedLockProvider expiry (hoodie.write.lock.filesystem.expire; default 1m, 0 = never)', parse: parseDurationOpt },

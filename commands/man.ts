@@ -69,6 +69,7 @@ export async function generateMan(commands: CommandSpec[], version: string): Pro
     esc('tblcli commits show --limit 10'),
     esc('tblcli compactions show all'),
     esc('tblcli timeline show incomplete --show-rollback-info'),
+    esc('tblcli trigger archival --dry-run --limit 20'),
     esc('tblcli commits show --json | jq ".[0]"'),
     '.fi',
   );
