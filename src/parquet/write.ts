@@ -275,6 +275,8 @@ export interface HoodieParquetWriteOptions {
   recordKeyField?: string;
   /** false: no hoodie_min/max_record_key footer (Hudi writes them only with the bloom filter support on) */
   recordKeyFooter?: boolean;
+  /** false: no column statistics (default true) */
+  statistics?: boolean;
   createdBy?: string;
 }
 
@@ -388,13 +390,13 @@ export function hoodieFooterKv(schema: AvroRecordSchema, keys: RecordKeyTracker)
 }
 
 /** ParquetWriter options common to both writers. */
-export function hoodieWriterOptions(p: PreparedHoodieSchema, opts: { codec?: ParquetCodec; gzipLevel?: number; createdBy?: string }) {
+export function hoodieWriterOptions(p: PreparedHoodieSchema, opts: { codec?: ParquetCodec; gzipLevel?: number; createdBy?: string; statistics?: boolean }) {
   return {
     // hyparquet-writer bundles its own hyparquet copy; the SchemaElement shapes are identical
     schema: p.parquetSchema as NonNullable<Parameters<typeof parquetWrite>[0]['schema']>,
     codec: (opts.codec ?? 'GZIP') as CompressionCodec,
     compressors: compressorsFor(opts.gzipLevel),
-    statistics: true,
+    statistics: opts.statistics ?? true,
     statisticsTruncateLength: Infinity,
     createdBy: opts.createdBy ?? DEFAULT_CREATED_BY,
   };

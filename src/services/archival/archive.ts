@@ -13,7 +13,7 @@ import { TblError } from '../../errors/index.ts';
 import { readLogFile } from '../../logfile/index.ts';
 import { LSM_FILE, readLsmManifest, readLsmRows } from '../../archive/index.ts';
 import { decodeCleanerPlan } from '../../metadata/index.ts';
-import { listOrEmpty, mapLimit, readEach, type FileStatus, type Storage } from '../../storage/index.ts';
+import { deleteEach, listOrEmpty, readEach, type FileStatus, type Storage } from '../../storage/index.ts';
 import { openTableAt, type Table } from '../../table/index.ts';
 import { comparableAction, type Action, type Instant, type State, type Timeline } from '../../timeline/index.ts';
 import { joinPath } from '../../util/index.ts';
@@ -337,15 +337,20 @@ export async function deleteActiveFiles(
   instants: readonly Instant[],
   opts: { concurrency: number; keepAlive: () => Promise<void>; onPoint: (p: string) => Promise<void> },
 ): Promise<number> {
-  const pending = instants.flatMap((i) => [i.files.REQUESTED, i.files.INFLIGHT].filter((f): f is FileStatus => f !== undefined));
-  const gone = await mapLimit(pending, opts.concurrency, (f) => storage.delete(f.path));
-  let n = gone.filter(Boolean).length;
+  const count = (done: boolean[]) => done.filter(Boolean).length;
+  const pending = instants.flatMap((i) => [i.files.REQUESTED, i.files.INFLIGHT].filter((f): f is FileStatus => f !== undefined).map((f) => f.path));
+  let n = count(await deleteEach(storage, pending, { ordered: false, limit: opts.concurrency }));
   await opts.onPoint('after-pending-deleted');
-  const completed = [...instants].filter((i) => i.files.COMPLETED).sort((a, b) => (a.requestedTime < b.requestedTime ? -1 : a.requestedTime > b.requestedTime ? 1 : 0));
-  for (const [k, i] of completed.entries()) {
-    if (await storage.delete(i.files.COMPLETED!.path)) n++;
-    if (k === 0) await opts.onPoint('after-first-completed-deleted');
-    if (k % 1000 === 999) await opts.keepAlive();
+  const completed = instants
+    .filter((i) => i.files.COMPLETED)
+    .sort((a, b) => (a.requestedTime < b.requestedTime ? -1 : a.requestedTime > b.requestedTime ? 1 : 0))
+    .map((i) => i.files.COMPLETED!.path);
+  if (completed.length === 0) return n;
+  if (await storage.delete(completed[0]!)) n++;
+  await opts.onPoint('after-first-completed-deleted');
+  for (let k = 1; k < completed.length; k += 1000) {
+    n += count(await deleteEach(storage, completed.slice(k, k + 1000), { ordered: true }));
+    await opts.keepAlive();
   }
   return n;
 }

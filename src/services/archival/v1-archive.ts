@@ -4,7 +4,7 @@
 // `.commits_.archive.<N+1>_1-0-1` per run (rolled over to the next version past the size threshold), the
 // conversions of Hudi 0.14's MetadataConversionUtils.createMetaWrapper.
 import { TblError } from '../../errors/index.ts';
-import { encodeAvroDataContent, encodeLogBlock } from '../../logfile/writer.ts';
+import { encodeAvroDataContent, encodeBlockHeader, encodeLogBlock } from '../../logfile/writer.ts';
 import {
   SCHEMAS,
   commitMetadataToAvroRecord,
@@ -116,11 +116,13 @@ function entryFor(instant: Instant, f: StateFile, requested: StateFile | undefin
 /** The AVRO_DATA blocks of `records`, `batch` records each (header: SCHEMA only, as the archiver writes). */
 export function encodeArchiveBlocks(records: readonly Rec[], batch = ARCHIVAL_BATCH): Uint8Array[] {
   const blocks: Uint8Array[] = [];
+  // every block carries the same (15 kB) schema header
+  const header = encodeBlockHeader([['SCHEMA', ENTRY_SCHEMA_JSON]]);
   for (let i = 0; i < records.length; i += batch) {
     blocks.push(
       encodeLogBlock({
         type: 'AVRO_DATA_BLOCK',
-        header: [['SCHEMA', ENTRY_SCHEMA_JSON]],
+        header,
         content: encodeAvroDataContent(ENTRY_SCHEMA_JSON, records.slice(i, i + batch)),
       }),
     );
@@ -164,7 +166,7 @@ export async function writeArchiveFiles(
       size += blocks[i]!.length;
       i++;
     }
-    const out = new Uint8Array(size);
+    const out = Buffer.allocUnsafe(size);
     let o = 0;
     for (const p of parts) {
       out.set(p, o);
