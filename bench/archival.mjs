@@ -7,7 +7,7 @@
 // 30,000 files and writes their bytes once into one file. Each run archives a fresh copy of the table;
 // runs alternate floor / library / CLI. Never asserted.
 //
-//   node bench/archival.mjs [--instants 10000] [--runs 3]
+//   node bench/archival.mjs [--instants 10000] [--runs 3] [--layout 1|2]
 import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
@@ -77,7 +77,8 @@ const json = (r) => {
   return JSON.parse(r.stdout);
 };
 
-for (const layout of [1, 2]) {
+const LAYOUTS = process.argv.includes('--layout') ? [arg('layout', 1)] : [1, 2];
+for (const layout of LAYOUTS) {
   const template = join(out, `table-l${layout}-${N + KEEP}`);
   if (!existsSync(join(template, '.complete'))) {
     rmSync(template, { recursive: true, force: true });

@@ -109,7 +109,7 @@ async function archive(first: Table, config: ArchivalConfig, opts: ArchivalOptio
     await deleteLeftoverMarkers(t, recovered);
     deletedFiles += await deleteActiveFiles(t.storage, recovered, { concurrency: conc, keepAlive, onPoint: (p) => point(`recovery-${p}`) });
     await point('after-recovery');
-    t = await reopen(t);
+    t = await openTableAt(t.storage, t.basePath, t.uri); // t.storage is confined already
     tl = await t.timeline();
   }
   const skip = new Set(recovered);
