@@ -144,6 +144,16 @@ describe('trigger archival on 200-commit tables', () => {
       const showArchived = await runJson<{ commitTime: string }[]>(['commits', 'showarchived', '--path', base, '--startTs', '0', '--endTs', '99999999999999999']);
       expect(showArchived.map((x) => x.commitTime).sort()).toEqual(archivedCommits.map((k) => k.split('|')[0]).sort());
 
+      if (opts.tableType === 'MERGE_ON_READ') {
+        // archived compactions, plans included, through the hudi-cli commands
+        const compactions = [...expected].filter((k) => k.endsWith('|commit')).map((k) => k.split('|')[0]!).sort();
+        expect(compactions.length).toBeGreaterThan(5);
+        const shown = await runJson<{ compactionInstantTime: string; state: string; totalFileIdsToBeCompacted: number }[]>(['compactions', 'showarchived', '--path', base, '--startTs', '0', '--endTs', '99999999999999999']);
+        expect(shown.map((x) => x.compactionInstantTime).sort()).toEqual(compactions);
+        expect(shown.every((x) => x.state === 'COMPLETED' && x.totalFileIdsToBeCompacted === 2)).toBe(true);
+        expect(await runJson<unknown[]>(['compaction', 'showarchived', '--path', base, '--instant', compactions[0]!])).toHaveLength(2);
+      }
+
       // a second run finds nothing to archive and changes nothing
       const snapshot = readdirSync(archiveDir).map((f) => [f, readFileSync(join(archiveDir, f)).toString('hex')]);
       const again = await runJson<{ archived: number; recovered: unknown[] }>(['trigger', 'archival', '--path', base]);
