@@ -9,6 +9,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
 import { loadArchivedTimeline } from '../../src/archive/index.ts';
 import { triggerArchival } from '../../src/services/index.ts';
+import { writeLsmBatch } from '../../src/services/archival/lsm.ts';
 import { LocalStorage } from '../../src/storage/index.ts';
 import { openTable } from '../../src/table/index.ts';
 import { treeDigest } from '../support/files.ts';
@@ -74,6 +75,26 @@ describe('LSM timeline over many runs', () => {
     db.closeSync();
     expect(rows.sort()).toEqual([...archivedTimes].sort());
   }, 120_000);
+});
+
+describe('LSM batch write (LSMTimelineWriter.write)', () => {
+  const row = (t: string) => ({ instantTime: t, completionTime: `${t.slice(0, 14)}999`, action: 'commit', metadata: new Uint8Array([1, 2, 3]), plan: null, version: 1 });
+  it('a batch whose file the latest manifest already lists is not written again; an unlisted leftover is replaced', async () => {
+    const dir = join(fresh(), 'history');
+    const rows = [row('20250101000000000'), row('20250101000100000')];
+    const first = await writeLsmBatch(storage, dir, rows);
+    expect(first).toEqual({ fileName: '20250101000000000_20250101000100000_0.parquet', alreadyCommitted: false });
+    const again = await writeLsmBatch(storage, dir, rows);
+    expect(again.alreadyCommitted).toBe(true);
+    expect(readdirSync(dir).sort()).toEqual(['20250101000000000_20250101000100000_0.parquet', '_version_', 'manifest_1']);
+    // a leftover of a killed run (written, never listed): deleted and rewritten, then listed
+    const other = [row('20250101000200000'), row('20250101000300000')];
+    writeFileSync(join(dir, '20250101000200000_20250101000300000_0.parquet'), 'partial');
+    expect((await writeLsmBatch(storage, dir, other)).alreadyCommitted).toBe(false);
+    expect(readFileSync(join(dir, '_version_'), 'utf8')).toBe('2');
+    expect(JSON.parse(readFileSync(join(dir, 'manifest_2'), 'utf8')).files.map((f: { fileName: string }) => f.fileName)).toEqual([first.fileName, '20250101000200000_20250101000300000_0.parquet']);
+    expect((await loadArchivedTimeline(storage, '/unused', { layout: 2, archiveDir: dir, withMetadata: false })).map((a) => a.requestedTime)).toEqual(['20250101000000000', '20250101000100000', '20250101000200000', '20250101000300000']);
+  });
 });
 
 describe('failures leave the table as it was', () => {
