@@ -10,7 +10,7 @@ import { decodeCleanerPlan } from '../../src/metadata/index.ts';
 import { triggerArchival } from '../../src/services/index.ts';
 import { openTable } from '../../src/table/index.ts';
 import { readFileSync, readdirSync } from 'node:fs';
-import { oracleArchive, readTimelineDir, type OracleInput } from './support/archival-oracle.ts';
+import { mdtOracleInput, oracleArchive, readTimelineDir, type OracleInput } from './support/archival-oracle.ts';
 import { writeArchivalTable, type ArchivalTableOptions } from './support/archival-table.ts';
 
 /** xorshift32, so every run checks the same variants */
@@ -28,6 +28,10 @@ function timelineDir(base: string, version: number): string {
   return version >= 8 ? join(base, '.hoodie', 'timeline') : join(base, '.hoodie');
 }
 
+function mdtTimelineDir(base: string, version: number): string {
+  return version >= 8 ? join(base, '.hoodie/metadata/.hoodie/timeline') : join(base, '.hoodie/metadata/.hoodie');
+}
+
 function oracleFacts(base: string, version: number, mdt: boolean): Pick<OracleInput, 'cleanPlanEctr' | 'cleanPlanSavepoints' | 'mdtCompaction'> {
   const dir = timelineDir(base, version);
   const layout = version >= 8 ? 2 : 1;
@@ -40,8 +44,7 @@ function oracleFacts(base: string, version: number, mdt: boolean): Pick<OracleIn
     out.cleanPlanSavepoints = (plan.extraMetadata?.savepointed_timestamps ?? '').split(',');
   }
   if (mdt) {
-    const mdtDir = version >= 8 ? join(base, '.hoodie/metadata/.hoodie/timeline') : join(base, '.hoodie/metadata/.hoodie');
-    out.mdtCompaction = readTimelineDir(mdtDir, layout).filter((i) => i.completed && i.action === 'commit').at(-1)?.t ?? null;
+    out.mdtCompaction = readTimelineDir(mdtTimelineDir(base, version), layout).filter((i) => i.completed && i.action === 'commit').at(-1)?.t ?? null;
   }
   return out;
 }
@@ -94,7 +97,7 @@ function variants(): Variant[] {
 }
 
 /** Tables built so that one bound decides where archiving stops (min 2, max 3: the count limit never does). */
-function bindingVariants(): (Variant & { binding: string })[] {
+function bindingVariants(): (Variant & { binding: string; mdtBinding?: string })[] {
   const small = { min: 2, max: 3, retained: 1 };
   const mk = (name: string, binding: string, table: ArchivalTableOptions): Variant & { binding: string } => ({ name: `${name} (${binding} bound decides)`, binding, ...small, table: { commits: 80, ...table } });
   return [
@@ -113,6 +116,12 @@ function bindingVariants(): (Variant & { binding: string })[] {
     mk('COW v6 deleted savepoint', 'none', { tableType: 'COPY_ON_WRITE', version: 6, savepointAt: 20, savepointDeletedAfter: 30, clusterAfter: [40], cleanEvery: 10 }),
     mk('MOR v6', 'metadata-table', { tableType: 'MERGE_ON_READ', version: 6, compactEvery: 40, mdtCompactionAfter: 30 }),
     mk('COW v8', 'metadata-table', { tableType: 'COPY_ON_WRITE', version: 8, mdtCompactionAfter: 30 }),
+    // the metadata table's own archival: the data timeline's first commit, or the MDT's compaction bound decides
+    { ...mk('MOR v8 + MDT', 'metadata-table', { tableType: 'MERGE_ON_READ', version: 8, compactEvery: 40, mdtCompactionAfter: 60 }), mdtBinding: 'data-table' },
+    { ...mk('MOR v6 + MDT, pending early', 'pending', { tableType: 'MERGE_ON_READ', version: 6, compactEvery: 10, pendingAfter: 20, mdtCompactionAfter: 60 }), mdtBinding: 'data-table' },
+    // MDT compaction every 30 delta commits: the 25 since its last compaction stay (more than its min of 21);
+    // 1.x keeps the data commit the MDT compaction ran during, so the data timeline bounds the MDT first
+    ...([[6, 'compaction'], [9, 'data-table']] as const).map(([version, mdtBinding]) => ({ ...mk(`COW v${version} + MDT compacted every 30`, 'metadata-table', { tableType: 'COPY_ON_WRITE', version, mdtCompactionAfter: 55, extraProps: ['hoodie.metadata.compact.max.delta.commits=30'] }), mdtBinding })),
     mk('COW v6 MDT without compaction', 'nothing', { tableType: 'COPY_ON_WRITE', version: 6, cleanEvery: 5, mdtCompactionAfter: 0 }),
     mk('MOR v8 MDT without compaction', 'nothing', { tableType: 'MERGE_ON_READ', version: 8, cleanEvery: 5, mdtCompactionAfter: 0 }),
   ];
@@ -155,11 +164,36 @@ describe('archival rules match an independent statement of Hudi\'s', () => {
           expect(expected.size).toBeGreaterThan(0);
         }
       }
+      // the metadata table's own timeline: its rules, bounded by the data timeline as it is after the run
+      const hasMdt = v.table.mdtCompactionAfter !== undefined;
+      const mdtAll = hasMdt ? readTimelineDir(mdtTimelineDir(base, v.table.version), layout) : [];
+      const deltaMax = Number(/max\.delta\.commits=(\d+)/.exec((v.table.extraProps ?? []).join())?.[1] ?? 10);
+      const mdtExpected = oracleArchive(mdtAll, mdtOracleInput({ version: v.table.version, min: v.min, max: v.max, retained: v.retained }, all.filter((i) => !expected.has(`${i.t}|${i.action}`)), deltaMax));
+      if (hasMdt) {
+        const got = new Set(dry.metadataTable!.decision.toArchive.map((i) => `${i.requestedTime}|${i.action}`));
+        expect([...got].sort()).toEqual([...mdtExpected].sort());
+        for (const x of dry.metadataTable!.decision.verdicts) expect(x.reason.length).toBeGreaterThan(0);
+        const mdtBinding = (v as { mdtBinding?: string }).mdtBinding;
+        if (mdtBinding) {
+          const m = dry.metadataTable!.decision;
+          const b = m.bounds.find((x) => x.kind === mdtBinding)!;
+          expect(b, JSON.stringify(m.bounds)).toBeDefined();
+          const firstKept = m.verdicts.find((x) => !x.archive && x.instant.state === 'COMPLETED' && ['commit', 'deltacommit'].includes(x.instant.action))!;
+          expect(firstKept.reason).toContain(`at or after ${b.instant}`);
+          expect(mdtExpected.size).toBeGreaterThan(0);
+        }
+      } else expect(dry.metadataTable).toBeUndefined();
+
       // the real run archives exactly that and leaves the rest
       const r = await triggerArchival(await openTable(base), opts);
       expect(r.decision.toArchive.length).toBe(expected.size);
       const left = new Set(readTimelineDir(timelineDir(base, v.table.version), layout).map((i) => `${i.t}|${i.action}`));
       for (const i of all) expect(left.has(`${i.t}|${i.action}`)).toBe(!expected.has(`${i.t}|${i.action}`));
+      if (hasMdt) {
+        expect(r.metadataTable!.decision.toArchive.length).toBe(mdtExpected.size);
+        const mdtLeft = new Set(readTimelineDir(mdtTimelineDir(base, v.table.version), layout).map((i) => `${i.t}|${i.action}`));
+        for (const i of mdtAll) expect(mdtLeft.has(`${i.t}|${i.action}`), `MDT ${i.t}|${i.action}`).toBe(!mdtExpected.has(`${i.t}|${i.action}`));
+      }
       if (expected.size > 0) expect(readdirSync(timelineDir(base, v.table.version)).length).toBeGreaterThan(0);
     }, 60_000);
   }

@@ -18,6 +18,8 @@ import { openTableAt, type Table } from '../../table/index.ts';
 import { comparableAction, type Action, type Instant, type State, type Timeline } from '../../timeline/index.ts';
 import { joinPath } from '../../util/index.ts';
 import type { TableLock } from '../../write/lock.ts';
+import { maxDeltaCommitsOf } from '../../mdt/compaction.ts';
+import { metadataTablePath } from '../../mdt/index.ts';
 import { reopen, underLock, type ServiceOptions } from '../transaction.ts';
 import { ARCHIVAL_DEFAULTS, decideArchival, type ArchivalConfig, type ArchivalDecision, type ArchivalFacts } from './rules.ts';
 import { archivedEntries, encodeArchiveBlocks, listArchiveFiles, writeArchiveFiles, ARCHIVAL_BATCH, type StateFile } from './v1-archive.ts';
@@ -27,7 +29,7 @@ export interface ArchivalOptions extends ServiceOptions {
   minCommits?: number;
   maxCommits?: number;
   commitsRetained?: number;
-  /** hudi-cli --enableMetadata (default true): apply the metadata table's bound */
+  /** hudi-cli --enableMetadata (default true): apply the metadata table's bound, and archive its timeline */
   enableMetadata?: boolean;
   /** decide only: no lock, nothing written */
   dryRun?: boolean;
@@ -37,10 +39,14 @@ export interface ArchivalOptions extends ServiceOptions {
   /** layout 2: codec, compaction batch, retained manifests */
   lsm?: Omit<LsmOptions, 'onPoint'>;
   concurrency?: number;
+  /** a batch was decided: `instants` will go from `table`'s active timeline (progress) */
+  onStart?: (e: { table: 'data' | 'metadata'; instants: number }) => void;
+  /** `instants` more are gone from the active timeline; `bytes` of archive written */
+  onProgress?: (e: { instants: number; bytes: number }) => void;
 }
 
-export interface ArchivalResult {
-  dryRun: boolean;
+/** What one timeline's archival did (the data table's, or its metadata table's). */
+export interface TimelineArchival {
   layout: 1 | 2;
   decision: ArchivalDecision;
   /** still-active instants an interrupted run had already archived (their active files are deleted) */
@@ -51,6 +57,16 @@ export interface ArchivalResult {
   deletedFiles: number;
   /** LSM files written by compaction */
   compactedFiles: string[];
+}
+
+export interface ArchivalResult extends TimelineArchival {
+  dryRun: boolean;
+  /**
+   * The metadata table's own timeline, archived after the data table's by its own rules (Hudi's writer
+   * archives it with every data write: HoodieBackedTableMetadataWriter.performTableServices); absent
+   * without a metadata table or with --enableMetadata false.
+   */
+  metadataTable?: TimelineArchival;
   warnings: string[];
 }
 
@@ -76,6 +92,19 @@ export function archivalConfig(o: ArchivalOptions): ArchivalConfig {
   return c;
 }
 
+/** HoodieCleanConfig default for the metadata table (DEFAULT_METADATA_CLEANER_COMMITS_RETAINED). */
+const MDT_CLEANER_COMMITS_RETAINED = 20;
+
+/**
+ * The metadata table's archival settings as HoodieMetadataWriteUtils.createMetadataWriteConfig derives
+ * them from the data table's: keep min + 1 / max + 1; its cleaner (KEEP_LATEST_COMMITS) retains 20
+ * (1.x: at least 1.2 × the data table's); MOR compaction every hoodie.metadata.compact.max.delta.commits.
+ */
+export function metadataArchivalConfig(data: Table, c: ArchivalConfig): ArchivalConfig {
+  const retained = data.config.version >= 8 ? Math.max(MDT_CLEANER_COMMITS_RETAINED, Math.floor(c.commitsRetained * 1.2)) : MDT_CLEANER_COMMITS_RETAINED;
+  return { minCommits: c.minCommits + 1, maxCommits: c.maxCommits + 1, commitsRetained: retained, deltaCommitMax: maxDeltaCommitsOf(data) };
+}
+
 /** `.hoodie/<archivelog.folder>` (layout 1) or `.hoodie/<timeline>/<history>` (layout 2). */
 export function archiveDir(t: Table): string {
   return t.config.layoutVersion === 1 ? joinPath(t.metaPath, t.config.archiveFolder) : joinPath(t.metaPath, t.config.timelinePath, t.config.historyPath);
@@ -84,13 +113,41 @@ export function archiveDir(t: Table): string {
 export async function triggerArchival(table: Table, opts: ArchivalOptions = {}): Promise<ArchivalResult> {
   const config = archivalConfig(opts);
   if (table.basePath.endsWith('/.hoodie/metadata')) {
-    throw new TblError('unsupported', `${table.uri} is a metadata table; Hudi's writers archive it with its own rules (bounded by the data table's timeline)`, { path: table.uri });
+    throw new TblError('unsupported', `${table.uri} is a metadata table; it is archived with its data table, by its own rules bounded by the data timeline: run trigger archival on the data table`, { path: table.uri });
   }
   if (opts.dryRun) return archive(await reopen(table), config, opts, undefined);
   return underLock(table, opts, (t, lock) => archive(t, config, opts, lock));
 }
 
 async function archive(first: Table, config: ArchivalConfig, opts: ArchivalOptions, lock: TableLock | undefined): Promise<ArchivalResult> {
+  const warnings: string[] = [];
+  const data = await archiveTimeline(first, config, opts, lock, warnings, 'data');
+  const result: ArchivalResult = { dryRun: lock === undefined, ...data.result, warnings };
+  const t = data.table;
+  if (opts.enableMetadata === false || !t.config.metadataPartitions.includes('files')) return result;
+  // the data timeline as it is after this run bounds the metadata table's archival (rule 5)
+  const dataInstants = lock === undefined ? data.remaining : (await (await openTableAt(t.storage, t.basePath, t.uri)).timeline()).instants;
+  const mdtPath = metadataTablePath(t.basePath);
+  const mdt = await openTableAt(t.storage, mdtPath);
+  const mdtOpts: ArchivalOptions = { ...opts, onPoint: opts.onPoint && ((p: string) => opts.onPoint!(`mdt-${p}`)) };
+  result.metadataTable = (await archiveTimeline(mdt, metadataArchivalConfig(t, config), mdtOpts, lock, warnings, 'metadata', { instants: dataInstants })).result;
+  return result;
+}
+
+/**
+ * One timeline's archival under the lock (none: a dry run): finish an interrupted run, decide, write
+ * the archive, delete the archived instants' active files, compact the LSM timeline. Returns the
+ * (re-opened) table and, for a dry run, the instants that would stay.
+ */
+async function archiveTimeline(
+  first: Table,
+  config: ArchivalConfig,
+  opts: ArchivalOptions,
+  lock: TableLock | undefined,
+  warnings: string[],
+  which: 'data' | 'metadata',
+  dataTable?: ArchivalFacts['dataTable'],
+): Promise<{ result: TimelineArchival; table: Table; remaining: Instant[] }> {
   const dryRun = lock === undefined;
   const point = async (p: string) => {
     if (!dryRun) await opts.onPoint?.(p);
@@ -100,7 +157,6 @@ async function archive(first: Table, config: ArchivalConfig, opts: ArchivalOptio
   let t = first;
   const dir = archiveDir(t);
   const layout = t.config.layoutVersion;
-  const warnings: string[] = [];
   let tl = await t.timeline();
   let deletedFiles = 0;
 
@@ -115,34 +171,42 @@ async function archive(first: Table, config: ArchivalConfig, opts: ArchivalOptio
   const skip = new Set(recovered);
   const instants = dryRun ? tl.instants.filter((i) => !skip.has(i)) : tl.instants;
   const facts = await gatherFacts(t, tl, instants, opts, warnings);
+  if (dataTable) facts.dataTable = dataTable;
   const decision = decideArchival(facts, config);
-  const result: ArchivalResult = { dryRun, layout, decision, recovered, archiveFiles: [], deletedFiles, compactedFiles: [], warnings };
-  if (dryRun) return result;
+  const result: TimelineArchival = { layout, decision, recovered, archiveFiles: [], deletedFiles, compactedFiles: [] };
+  const gone = new Set(decision.toArchive);
+  const out = () => ({ result, table: t, remaining: instants.filter((i) => !gone.has(i)) });
+  if (dryRun) return out();
   if (decision.toArchive.length === 0) {
     await compactLsm(t, dir, opts, point, keepAlive, result);
-    return result;
+    return out();
   }
 
   const batch = decision.toArchive;
+  opts.onStart?.({ table: which, instants: batch.length });
   await keepAlive();
   await deleteLeftoverMarkers(t, batch);
   await point('before-write');
+  let written = 0;
   if (layout === 1) {
     const records = await v1Records(t, batch, conc);
     const blocks = encodeArchiveBlocks(records, opts.archivalBatch ?? ARCHIVAL_BATCH);
     await keepAlive();
     result.archiveFiles = await writeArchiveFiles(t.storage, dir, blocks, { maxBytes: opts.archiveFileMaxBytes, onFile: () => point('after-archive-file') });
+    for (const b of blocks) written += b.length;
   } else {
     const rows = await lsmRows(t, batch, conc);
     await keepAlive();
     const w = await writeLsmBatch(t.storage, dir, rows, { ...opts.lsm, onPoint: point });
     if (!w.alreadyCommitted) result.archiveFiles = [joinPath(dir, w.fileName)];
+    written = w.bytes;
   }
+  opts.onProgress?.({ instants: 0, bytes: written });
   await keepAlive();
-  result.deletedFiles += await deleteActiveFiles(t.storage, batch, { concurrency: conc, keepAlive, onPoint: point });
+  result.deletedFiles += await deleteActiveFiles(t.storage, batch, { concurrency: conc, keepAlive, onPoint: point, onDeleted: (n) => opts.onProgress?.({ instants: n, bytes: 0 }) });
   await point('after-delete');
   await compactLsm(t, dir, opts, point, keepAlive, result);
-  return result;
+  return out();
 }
 
 /**
@@ -150,7 +214,7 @@ async function archive(first: Table, config: ArchivalConfig, opts: ArchivalOptio
  * after archiving something; tblcli also runs it when nothing is archived, so a compaction a crash
  * interrupted is finished by the next run.
  */
-async function compactLsm(t: Table, dir: string, opts: ArchivalOptions, point: (p: string) => Promise<void>, keepAlive: () => Promise<void>, result: ArchivalResult): Promise<void> {
+async function compactLsm(t: Table, dir: string, opts: ArchivalOptions, point: (p: string) => Promise<void>, keepAlive: () => Promise<void>, result: TimelineArchival): Promise<void> {
   if (t.config.layoutVersion !== 2) return;
   await keepAlive();
   await repairVersionFile(t.storage, dir);
@@ -335,7 +399,7 @@ async function deleteLeftoverMarkers(t: Table, instants: readonly Instant[]): Pr
 export async function deleteActiveFiles(
   storage: Storage,
   instants: readonly Instant[],
-  opts: { concurrency: number; keepAlive: () => Promise<void>; onPoint: (p: string) => Promise<void> },
+  opts: { concurrency: number; keepAlive: () => Promise<void>; onPoint: (p: string) => Promise<void>; onDeleted?: (completed: number) => void },
 ): Promise<number> {
   const count = (done: boolean[]) => done.filter(Boolean).length;
   const pending = instants.flatMap((i) => [i.files.REQUESTED, i.files.INFLIGHT].filter((f): f is FileStatus => f !== undefined).map((f) => f.path));
@@ -347,9 +411,12 @@ export async function deleteActiveFiles(
     .map((i) => i.files.COMPLETED!.path);
   if (completed.length === 0) return n;
   if (await storage.delete(completed[0]!)) n++;
+  opts.onDeleted?.(1);
   await opts.onPoint('after-first-completed-deleted');
   for (let k = 1; k < completed.length; k += 1000) {
-    n += count(await deleteEach(storage, completed.slice(k, k + 1000), { ordered: true }));
+    const chunk = completed.slice(k, k + 1000);
+    n += count(await deleteEach(storage, chunk, { ordered: true }));
+    opts.onDeleted?.(chunk.length);
     await opts.keepAlive();
   }
   return n;

@@ -107,6 +107,8 @@ export async function repairVersionFile(storage: Storage, dir: string): Promise<
 
 export interface LsmWrite {
   fileName: string;
+  /** bytes of the file written (0 when already committed) */
+  bytes: number;
   /** the file was already committed by a run that died before deleting the active instants */
   alreadyCommitted: boolean;
 }
@@ -118,13 +120,14 @@ export async function writeLsmBatch(storage: Storage, dir: string, rows: readonl
   await storage.mkdirs(dir);
   if (await storage.exists(path)) {
     // committed (listed in the latest manifest): a previous run got that far; else a leftover to redo
-    if ((await latestManifest(storage, dir)).files.some((f) => f.fileName === fileName)) return { fileName, alreadyCommitted: true };
+    if ((await latestManifest(storage, dir)).files.some((f) => f.fileName === fileName)) return { fileName, bytes: 0, alreadyCommitted: true };
     await storage.delete(path);
   }
-  await storage.writeNew(path, encodeLsmFile(rows, opts.codec));
+  const bytes = encodeLsmFile(rows, opts.codec);
+  await storage.writeNew(path, bytes);
   await opts.onPoint?.('after-lsm-file');
   await updateManifest(storage, dir, [], fileName, opts, 'after-lsm');
-  return { fileName, alreadyCommitted: false };
+  return { fileName, bytes: bytes.length, alreadyCommitted: false };
 }
 
 /**

@@ -3,7 +3,8 @@
 // metadata table's latest compaction). Two rule sets, by the release that writes each table version:
 //   table version < 8 → 0.14 HoodieTimelineArchiver (cleans/rollbacks per action, commits by bounds)
 //   table version ≥ 8 → 1.x TimelineArchiverV2 (commits by the earliest bound, then older cleans/rollbacks)
-// Every instant that stays gets the reason it stays (`trigger archival --dry-run`).
+// Every instant that stays gets the reason it stays (`trigger archival --dry-run`). The same rules decide
+// for a metadata table (its own config, plus the data table's active timeline as a bound).
 import type { Action, Instant } from '../../timeline/index.ts';
 
 export interface ArchivalConfig {
@@ -28,9 +29,11 @@ export interface ArchivalFacts {
   lastCleanPlan?: { earliestInstantToRetain?: string; savepointedTimestamps?: string[] };
   /** present when the metadata-table bound applies; `latestCompaction` = its last completed compaction */
   metadataTable?: { latestCompaction?: string };
+  /** these are a metadata table's instants: the data table's active timeline (ascending) bounds them */
+  dataTable?: { instants: readonly Instant[] };
 }
 
-export type BoundKind = 'pending' | 'savepoint' | 'compaction' | 'clustering' | 'metadata-table';
+export type BoundKind = 'pending' | 'savepoint' | 'compaction' | 'clustering' | 'metadata-table' | 'data-table';
 
 export interface Bound {
   kind: BoundKind;
@@ -170,6 +173,22 @@ function clusteringBound(facts: ArchivalFacts, rules: Rules, commits: Instant[])
   return { kind: 'clustering', instant: oldest.requestedTime, why: `replace/clustering instant ${oldest.requestedTime} stays until its replaced files are cleaned (${why})` };
 }
 
+/**
+ * Rule 5, on a metadata table: TimelineUtils.getEarliestInstantForMetadataArchival — nothing at or after
+ * the data table's first commit (any state) or its first pending instant (any action), whichever is
+ * earlier: the MDT records of instants the data table still shows must stay readable.
+ */
+function dataTableBound(facts: ArchivalFacts, rules: Rules): Bound | undefined {
+  const d = facts.dataTable;
+  if (!d) return undefined;
+  const commit = commitsTimeline(d.instants, rules)[0];
+  const pending = d.instants.find((i) => !done(i));
+  const first = commit && pending ? (pending.requestedTime < commit.requestedTime ? pending : commit) : commit ?? pending;
+  if (!first) return undefined;
+  const what = first === pending ? `its earliest pending instant ${first.effectiveAction} ${first.requestedTime}` : `its earliest commit ${first.requestedTime}`;
+  return { kind: 'data-table', instant: first.requestedTime, why: `the data table's active timeline starts with ${what} (the metadata table keeps every instant the data timeline still has)` };
+}
+
 function otherReason(i: Instant): string | undefined {
   if (!done(i)) return `pending (${i.state.toLowerCase()})`;
   if (i.action === 'savepoint') return 'savepoints are never archived while they exist';
@@ -249,10 +268,15 @@ export function decideArchival(facts: ArchivalFacts, config: ArchivalConfig = AR
       archive.clear();
     } else if (m) {
       bounds.push(m);
+    }
+    const d = dataTableBound(facts, rules);
+    if (d) bounds.push(d);
+    for (const b of [m === 'none' ? undefined : m, d]) {
+      if (!b) continue;
       for (const i of [...archive]) {
-        if (i.requestedTime >= m.instant) {
+        if (i.requestedTime >= b.instant) {
           archive.delete(i);
-          reason.set(i, `at or after ${m.instant}: ${m.why}`);
+          reason.set(i, `at or after ${b.instant}: ${b.why}`);
         }
       }
     }
@@ -266,7 +290,7 @@ export function decideArchival(facts: ArchivalFacts, config: ArchivalConfig = AR
       if (m === 'none') {
         for (const i of [...commits, ...cleanRollbacks]) reason.set(i, noMdtCompaction);
       } else {
-        const candidates = [pendingBound(instants, commits), facts.tableType === 'MERGE_ON_READ' ? compactionBound(instants, rules, config) : undefined, clusteringBound(facts, rules, commits), m];
+        const candidates = [pendingBound(instants, commits), facts.tableType === 'MERGE_ON_READ' ? compactionBound(instants, rules, config) : undefined, clusteringBound(facts, rules, commits), m, dataTableBound(facts, rules)];
         const present = candidates.filter((b): b is Bound => b !== undefined);
         // the earliest of the candidates is the one bound (TimelineArchiverV2 takes their minimum)
         const earliest = present.sort((a, b) => (a.instant < b.instant ? -1 : a.instant > b.instant ? 1 : 0))[0];

@@ -50,6 +50,18 @@ export interface OracleInput {
   cleanPlanSavepoints?: string[];
   /** undefined: no metadata table bound; null: MDT without a compaction; else its latest compaction */
   mdtCompaction?: string | null;
+  /** MOR: hoodie.compact.inline.max.delta.commits (default 5; the metadata table's compaction trigger for it) */
+  deltaCommitMax?: number;
+  /** deciding for a metadata table: its data table's active timeline (after the data table's archival) */
+  dataTable?: OInstant[];
+}
+
+/**
+ * The metadata table's settings as Hudi's metadata writer derives them from the data table's
+ * (HoodieMetadataWriteUtils): keep min + 1 / max + 1, its cleaner retains 20 (1.x: ≥ 1.2 × the data's).
+ */
+export function mdtOracleInput(data: Pick<OracleInput, 'version' | 'min' | 'max' | 'retained'>, dataTable: OInstant[], deltaCommitMax = 10): OracleInput {
+  return { version: data.version, mor: true, min: data.min + 1, max: data.max + 1, retained: data.version >= 8 ? Math.max(20, Math.floor(data.retained * 1.2)) : 20, deltaCommitMax, dataTable };
 }
 
 export function oracleArchive(all: OInstant[], o: OracleInput): Set<string> {
@@ -90,7 +102,8 @@ export function oracleArchive(all: OInstant[], o: OracleInput): Set<string> {
     const deltas = all.filter((i) => i.action === 'deltacommit');
     const since = lastCompaction ? deltas.filter((d) => d.t > lastCompaction.t) : deltas;
     const anchor = lastCompaction ?? deltas[0];
-    if (anchor) bound2 = since.length < 5 ? anchor.t : since[since.length - 5]!.t;
+    const n = o.deltaCommitMax ?? 5;
+    if (anchor) bound2 = since.length < n ? anchor.t : since[since.length - n]!.t;
   }
 
   // bound 3: replace/clustering instants stay until the clean covers them
@@ -115,6 +128,14 @@ export function oracleArchive(all: OInstant[], o: OracleInput): Set<string> {
     }
   }
 
+  // bound 5 (metadata table): the data table's first commit in any state, or its first pending instant if earlier
+  let bound5: string | undefined;
+  if (o.dataTable) {
+    const firstCommit = o.dataTable.find((i) => ['commit', 'deltacommit', 'replacecommit', ...(v1x ? ['clustering'] : [])].includes(i.action))?.t;
+    const firstPending = o.dataTable.find((i) => !i.completed)?.t;
+    bound5 = [firstCommit, firstPending].filter((t): t is string => t !== undefined).sort()[0];
+  }
+
   const savepoint = all.find((i) => i.completed && i.action === 'savepoint')?.t;
   const out = new Set<string>();
   if (!v1x) {
@@ -129,6 +150,7 @@ export function oracleArchive(all: OInstant[], o: OracleInput): Set<string> {
     }
     if (o.mdtCompaction === null) return new Set();
     if (o.mdtCompaction !== undefined) for (const k of [...out]) if (k.split('|')[0]! >= o.mdtCompaction) out.delete(k);
+    if (bound5 !== undefined) for (const k of [...out]) if (k.split('|')[0]! >= bound5) out.delete(k);
     return out;
   }
   if (commitsCompleted.length <= max) return out;
@@ -138,7 +160,7 @@ export function oracleArchive(all: OInstant[], o: OracleInput): Set<string> {
     const lc = o.mdtCompaction;
     bound4 = commitsCompleted.find((c) => c.ct !== undefined && c.ct > lc && c.t !== lc)?.t;
   }
-  const bounds = [bound1, bound2, bound3, bound4].filter((b): b is string => b !== undefined).sort();
+  const bounds = [bound1, bound2, bound3, bound4, bound5].filter((b): b is string => b !== undefined).sort();
   const earliest = bounds[0];
   const ok = commitsCompleted.filter((c) => (savepoint === undefined || c.t < savepoint) && (earliest === undefined || c.t < earliest));
   const picked = ok.slice(0, commitsCompleted.length - min);

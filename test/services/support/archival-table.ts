@@ -42,6 +42,8 @@ export interface ArchivalTableOptions {
   pendingAfter?: number;
   /** metadata table whose latest compaction follows this commit (0 = an MDT without compaction) */
   mdtCompactionAfter?: number;
+  /** more hoodie.properties lines of the data table */
+  extraProps?: string[];
   start?: Date;
 }
 
@@ -83,7 +85,7 @@ export async function writeArchivalTable(base: string, o: ArchivalTableOptions):
   const timelineDir = layout === 2 ? join(meta, 'timeline') : meta;
   mkdirSync(timelineDir, { recursive: true });
   const mdt = o.mdtCompactionAfter !== undefined;
-  writeFileSync(join(meta, 'hoodie.properties'), props('archival_t', o.tableType, o.version, mdt ? ['hoodie.table.metadata.partitions=files'] : []));
+  writeFileSync(join(meta, 'hoodie.properties'), props('archival_t', o.tableType, o.version, [...(mdt ? ['hoodie.table.metadata.partitions=files'] : []), ...(o.extraProps ?? [])]));
   const src: TimelineSource = { storage, metaPath: meta, layout, timelineDir, timezone: 'UTC' };
   let clock = (o.start ?? new Date(Date.UTC(2025, 0, 1))).getTime();
   const next = () => formatInstantTime(new Date((clock += 60_000)), 'UTC');
