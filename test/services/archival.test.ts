@@ -13,7 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadArchivedTimeline } from '../../src/archive/index.ts';
 import { LocalStorage } from '../../src/storage/index.ts';
 import { runCli, runJson } from '../support/run-cli.ts';
-import { oracleArchive, readTimelineDir } from './support/archival-oracle.ts';
+import { mdtOracleInput, oracleArchive, readTimelineDir } from './support/archival-oracle.ts';
 import { writeArchivalTable, type ArchivalTableOptions } from './support/archival-table.ts';
 import { COMPARABLE, checkV1Record, completedOf, parseArchiveLog, timelineFiles, type StateFile } from './support/archive-check.ts';
 
@@ -56,6 +56,77 @@ function tlDir(base: string, version: number): string {
   return version >= 8 ? join(base, '.hoodie', 'timeline') : join(base, '.hoodie');
 }
 
+/**
+ * One table's timeline after the run (the data table's, or its metadata table's at `<base>/.hoodie/metadata`):
+ * exactly the `expected` instants left the active timeline, the rest untouched; the archive holds every
+ * archived state (layout 1) / instant (layout 2), once, with the same metadata — by our reader, and
+ * without it (the v1 framing parsed here and decoded with avsc; v2 with DuckDB).
+ */
+async function verifyArchived(tableBase: string, layout: 1 | 2, before: Map<string, StateFile[]>, expected: Set<string>): Promise<void> {
+  const dir = layout === 2 ? join(tableBase, '.hoodie', 'timeline') : join(tableBase, '.hoodie');
+  const after = timelineFiles(dir, layout);
+  const archivedKeys = new Set<string>();
+  for (const [key, files] of before) {
+    const c = completedOf(files);
+    const archived = c !== undefined && expected.has(`${c.t}|${c.action}`);
+    if (archived) {
+      archivedKeys.add(key);
+      expect(after.has(key), key).toBe(false);
+    } else {
+      expect(after.get(key)?.map((f) => [f.name, f.bytes.toString('hex')]), key).toEqual(files.map((f) => [f.name, f.bytes.toString('hex')]));
+    }
+  }
+  expect(archivedKeys.size).toBe(expected.size);
+  expect([...after.keys()].every((k) => before.has(k))).toBe(true);
+
+  // our reader: every archived state (layout 1) / instant (layout 2), once
+  const archiveDir = layout === 1 ? join(tableBase, '.hoodie', 'archived') : join(dir, 'history');
+  const ours = await loadArchivedTimeline(storage, tableBase, { layout, archiveDir });
+  const wantStates = [...archivedKeys].flatMap((k) => before.get(k)!.map((f) => `${f.t}|${f.action}|${f.state}`));
+  if (layout === 1) expect(ours.map((a) => `${a.requestedTime}|${a.action}|${a.state}`).sort()).toEqual(wantStates.sort());
+  else expect(ours.map((a) => `${a.requestedTime}|${a.action}`).sort()).toEqual([...expected].sort());
+
+  // independently of our readers
+  if (layout === 1) {
+    const files = readdirSync(archiveDir);
+    expect(files).toEqual(['.commits_.archive.1_1-0-1']);
+    const blocks = parseArchiveLog(readFileSync(join(archiveDir, files[0]!)));
+    expect(blocks.every((b) => [...b.header.keys()].join() === '2' && b.records.length <= 10)).toBe(true);
+    const records = blocks.flatMap((b) => b.records);
+    expect(records.map((x) => `${x.commitTime}|${x.actionType}|${x.actionState}`).sort()).toEqual(wantStates.sort());
+    for (const rec of records) {
+      const key = `${rec.commitTime}|${COMPARABLE[String(rec.actionType)] ?? rec.actionType}`;
+      const files = before.get(key)!;
+      checkV1Record(rec, files.find((f) => f.state === rec.actionState)!, files);
+    }
+  } else {
+    const version = readFileSync(join(archiveDir, '_version_'), 'utf8');
+    expect(version).toBe('1');
+    const manifest = JSON.parse(readFileSync(join(archiveDir, `manifest_${version}`), 'utf8')) as { files: { fileName: string; fileLen: number }[] };
+    expect(readFileSync(join(archiveDir, `manifest_${version}`), 'utf8')).toMatch(/^\{\n {2}"files" : \[ \{\n {4}"fileName" : "/);
+    expect(manifest.files).toHaveLength(1);
+    const rows = (await Promise.all(manifest.files.map((f) => duckRows(join(archiveDir, f.fileName))))).flat();
+    const sorted = [...expected].sort();
+    expect(manifest.files[0]!.fileName).toBe(`${sorted[0]!.split('|')[0]}_${sorted.at(-1)!.split('|')[0]}_0.parquet`);
+    expect(manifest.files[0]!.fileLen).toBe(readFileSync(join(archiveDir, manifest.files[0]!.fileName)).length);
+    expect(rows.map((x) => `${x.instantTime}|${x.action}`)).toEqual(sorted);
+    for (const row of rows) {
+      const key = `${row.instantTime}|${COMPARABLE[row.action!] ?? row.action}`;
+      const files = before.get(key)!;
+      const c = completedOf(files)!;
+      expect(row.completionTime).toBe(c.ct);
+      expect(row.metadata).toBe(c.bytes.toString('hex').toUpperCase());
+      expect(row.plan).toBe(expectedPlan(files)?.toString('hex').toUpperCase() ?? null);
+      expect(row.version).toBe('1');
+    }
+    // Avro-parquet as Hudi's writer leaves it: the footer carries the HoodieLSMTimelineInstant schema
+    const kv = await (await duck!).runAndReadAll(`SELECT decode(key) AS k, decode(value) AS v FROM parquet_kv_metadata('${join(archiveDir, manifest.files[0]!.fileName)}')`);
+    const footer = new Map(kv.getRowObjects().map((o) => [String(o.k), String(o.v)]));
+    expect(JSON.parse(footer.get('parquet.avro.schema')!).name).toBe('HoodieLSMTimelineInstant');
+    expect(footer.has('hoodie_min_record_key')).toBe(false);
+  }
+}
+
 describe('trigger archival on 200-commit tables', () => {
   for (const [name, opts] of SCENARIOS) {
     it(`${name}: keeps what Hudi's rules keep; archive = the rest, same metadata; commits show unchanged`, async () => {
@@ -73,70 +144,8 @@ describe('trigger archival on 200-commit tables', () => {
       expect(r.exitCode, r.stderr).toBe(0);
       expect(r.stdout).toBe('');
       expect(r.stderr).toBe('');
-
-      // the active timeline: exactly the instants Hudi keeps, their files untouched
-      const after = timelineFiles(dir, layout);
-      const archivedKeys = new Set<string>();
-      for (const [key, files] of before) {
-        const c = completedOf(files);
-        const archived = c !== undefined && expected.has(`${c.t}|${c.action}`);
-        if (archived) {
-          archivedKeys.add(key);
-          expect(after.has(key), key).toBe(false);
-        } else {
-          expect(after.get(key)?.map((f) => [f.name, f.bytes.toString('hex')]), key).toEqual(files.map((f) => [f.name, f.bytes.toString('hex')]));
-        }
-      }
-      expect(archivedKeys.size).toBe(expected.size);
-      expect([...after.keys()].every((k) => before.has(k))).toBe(true);
-
-      // our reader: every archived state (layout 1) / instant (layout 2), once
+      await verifyArchived(base, layout, before, expected);
       const archiveDir = layout === 1 ? join(base, '.hoodie', 'archived') : join(dir, 'history');
-      const ours = await loadArchivedTimeline(storage, base, { layout, archiveDir });
-      const wantStates = [...archivedKeys].flatMap((k) => before.get(k)!.map((f) => `${f.t}|${f.action}|${f.state}`));
-      if (layout === 1) expect(ours.map((a) => `${a.requestedTime}|${a.action}|${a.state}`).sort()).toEqual(wantStates.sort());
-      else expect(ours.map((a) => `${a.requestedTime}|${a.action}`).sort()).toEqual([...expected].sort());
-
-      // independently of our readers
-      if (layout === 1) {
-        const files = readdirSync(archiveDir);
-        expect(files).toEqual(['.commits_.archive.1_1-0-1']);
-        const blocks = parseArchiveLog(readFileSync(join(archiveDir, files[0]!)));
-        expect(blocks.every((b) => [...b.header.keys()].join() === '2' && b.records.length <= 10)).toBe(true);
-        const records = blocks.flatMap((b) => b.records);
-        expect(records.map((x) => `${x.commitTime}|${x.actionType}|${x.actionState}`).sort()).toEqual(wantStates.sort());
-        for (const rec of records) {
-          const key = `${rec.commitTime}|${COMPARABLE[String(rec.actionType)] ?? rec.actionType}`;
-          const files = before.get(key)!;
-          checkV1Record(rec, files.find((f) => f.state === rec.actionState)!, files);
-        }
-      } else {
-        const version = readFileSync(join(archiveDir, '_version_'), 'utf8');
-        expect(version).toBe('1');
-        const manifest = JSON.parse(readFileSync(join(archiveDir, `manifest_${version}`), 'utf8')) as { files: { fileName: string; fileLen: number }[] };
-        expect(readFileSync(join(archiveDir, `manifest_${version}`), 'utf8')).toMatch(/^\{\n {2}"files" : \[ \{\n {4}"fileName" : "/);
-        expect(manifest.files).toHaveLength(1);
-        const rows = (await Promise.all(manifest.files.map((f) => duckRows(join(archiveDir, f.fileName))))).flat();
-        const sorted = [...expected].sort();
-        expect(manifest.files[0]!.fileName).toBe(`${sorted[0]!.split('|')[0]}_${sorted.at(-1)!.split('|')[0]}_0.parquet`);
-        expect(manifest.files[0]!.fileLen).toBe(readFileSync(join(archiveDir, manifest.files[0]!.fileName)).length);
-        expect(rows.map((x) => `${x.instantTime}|${x.action}`)).toEqual(sorted);
-        for (const row of rows) {
-          const key = `${row.instantTime}|${COMPARABLE[row.action!] ?? row.action}`;
-          const files = before.get(key)!;
-          const c = completedOf(files)!;
-          expect(row.completionTime).toBe(c.ct);
-          expect(row.metadata).toBe(c.bytes.toString('hex').toUpperCase());
-          expect(row.plan).toBe(expectedPlan(files)?.toString('hex').toUpperCase() ?? null);
-          expect(row.version).toBe('1');
-        }
-        // Avro-parquet as Hudi's writer leaves it: the footer carries the HoodieLSMTimelineInstant schema
-        const kv = await (await duck!).runAndReadAll(`SELECT decode(key) AS k, decode(value) AS v FROM parquet_kv_metadata('${join(archiveDir, manifest.files[0]!.fileName)}')`);
-        const footer = new Map(kv.getRowObjects().map((o) => [String(o.k), String(o.v)]));
-        expect(JSON.parse(footer.get('parquet.avro.schema')!).name).toBe('HoodieLSMTimelineInstant');
-        expect(footer.has('hoodie_min_record_key')).toBe(false);
-      }
-
       // commits show --includeArchivedTimeline afterwards == commits show before
       expect(await runJson<unknown[]>(['commits', 'show', '--path', base, '--includeArchivedTimeline'])).toEqual(beforeShow);
       expect(await runJson<unknown[]>(['commits', 'show', '--path', base, '--includeArchivedTimeline', '--includeExtraMetadata'])).toEqual(beforeExtra);
@@ -165,6 +174,61 @@ describe('trigger archival on 200-commit tables', () => {
   }
 });
 
+describe('trigger archival: the metadata table\'s timeline', () => {
+  // 200 data commits, each with its MDT deltacommit, and an MDT compaction after commit 180: the data
+  // table archives below that compaction, then the MDT archives by its own rules below the data
+  // timeline's new start
+  const CASES: [string, ArchivalTableOptions][] = [
+    ['MOR v6 + MDT', { tableType: 'MERGE_ON_READ', version: 6, cleanEvery: 10, rollbackEvery: 37, compactEvery: 12, mdtCompactionAfter: 180 }],
+    ['COW v8 + MDT', { tableType: 'COPY_ON_WRITE', version: 8, cleanEvery: 10, rollbackEvery: 37, mdtCompactionAfter: 180 }],
+  ];
+  for (const [name, opts] of CASES) {
+    it(`${name}: archived after the data table, read back by our readers and independently; commits show over the MDT unchanged`, async () => {
+      const base = mkdtempSync(join(tmpdir(), 'tblcli-archival-mdt-'));
+      await writeArchivalTable(base, { commits: 200, ...opts });
+      const layout = opts.version >= 8 ? 2 : 1;
+      const mdt = join(base, '.hoodie', 'metadata');
+      const dataDir = tlDir(base, opts.version);
+      const mdtDir = tlDir(mdt, opts.version);
+      const dataAll = readTimelineDir(dataDir, layout);
+      const mdtBefore = timelineFiles(mdtDir, layout);
+      const mdtShow = await runJson<unknown[]>(['commits', 'show', '--path', mdt]);
+      const mdtCompaction = readTimelineDir(mdtDir, layout).filter((i) => i.completed && i.action === 'commit').at(-1)!.t;
+      const dataExpected = oracleArchive(dataAll, { version: opts.version, mor: opts.tableType === 'MERGE_ON_READ', min: 20, max: 30, retained: 10, mdtCompaction });
+      const mdtExpected = oracleArchive(readTimelineDir(mdtDir, layout), mdtOracleInput({ version: opts.version, min: 20, max: 30, retained: 10 }, dataAll.filter((i) => !dataExpected.has(`${i.t}|${i.action}`))));
+      expect(mdtExpected.size).toBeGreaterThan(100);
+
+      const summary = await runJson<{ archived: number; metadataTable: { archived: number; rules: string; minCommits: number; maxCommits: number; archiveFiles: string[] } }>(['trigger', 'archival', '--path', base]);
+      expect(summary.archived).toBe(dataExpected.size);
+      expect(summary.metadataTable).toMatchObject({ archived: mdtExpected.size, rules: layout === 1 ? '0.14' : '1.x', minCommits: 21, maxCommits: 31 });
+      expect(summary.metadataTable.archiveFiles).toHaveLength(1);
+      await verifyArchived(mdt, layout, mdtBefore, mdtExpected);
+      expect(await runJson<unknown[]>(['commits', 'show', '--path', mdt, '--includeArchivedTimeline'])).toEqual(mdtShow);
+      // the MDT keeps every instant from the data timeline's (new) first commit on
+      const dataLeft = readTimelineDir(dataDir, layout);
+      const firstData = dataLeft.find((i) => ['commit', 'deltacommit', 'replacecommit'].includes(i.action))!.t;
+      const mdtLeft = new Set([...timelineFiles(mdtDir, layout).keys()]);
+      const later = [...mdtBefore.keys()].filter((k) => k.split('|')[0]! >= firstData);
+      expect(later.length).toBeGreaterThan(20);
+      for (const k of later) expect(mdtLeft.has(k), k).toBe(true);
+      // nothing more to do, on either timeline
+      const again = await runJson<{ archived: number; metadataTable: { archived: number } }>(['trigger', 'archival', '--path', base]);
+      expect([again.archived, again.metadataTable.archived]).toEqual([0, 0]);
+    }, 120_000);
+  }
+
+  it('--enableMetadata false (table version 8) leaves the metadata table alone', async () => {
+    const base = mkdtempSync(join(tmpdir(), 'tblcli-archival-mdt-'));
+    await writeArchivalTable(base, { commits: 80, tableType: 'COPY_ON_WRITE', version: 8, mdtCompactionAfter: 70 });
+    const mdtDir = tlDir(join(base, '.hoodie', 'metadata'), 8);
+    const names = readdirSync(mdtDir).sort();
+    const r = await runJson<{ archived: number; metadataTable: unknown }>(['trigger', 'archival', '--path', base, '--enableMetadata', 'false']);
+    expect(r.archived).toBeGreaterThan(0);
+    expect(r.metadataTable).toBeNull();
+    expect(readdirSync(mdtDir).sort()).toEqual(names);
+  }, 60_000);
+});
+
 describe('trigger archival --dry-run', () => {
   it('lists every instant with whether it goes and why it stays; writes nothing', async () => {
     const base = mkdtempSync(join(tmpdir(), 'tblcli-archival-'));
@@ -183,8 +247,15 @@ describe('trigger archival --dry-run', () => {
     expect(kept.every((x) => x.reason.includes(`at or after ${sp.instant}`))).toBe(true);
     const text = await runCli(['trigger', 'archival', '--path', base, '--dry-run', '--minCommits', '12', '--maxCommits', '15', '--commitsRetainedByCleaner', '5']);
     expect(text.exitCode).toBe(0);
-    expect(text.stdout).toContain('║ Instant');
-    expect(text.stdout).toContain('Reason');
+    // tblcli's own listing: aligned plain columns in a pipe, a box fitted to the width on a terminal
+    expect(text.stdout.split('\n')[0]).toMatch(/^Table +Instant +Action +State +Archive +Reason$/);
+    expect(text.stdout.split('\n').filter((l) => l.startsWith('data ')).length).toBe(rows.length);
+    const tty = await runCli(['trigger', 'archival', '--path', base, '--dry-run', '--minCommits', '12', '--maxCommits', '15', '--commitsRetainedByCleaner', '5', '--no-pager'], { tty: true });
+    expect(tty.exitCode).toBe(0);
+    const lines = tty.stdout.split('\n').filter(Boolean);
+    expect(lines.length).toBeGreaterThan(rows.length);
+    for (const l of lines) expect([...l.replace(/\u001b\[[0-9;]*m/g, '')].length).toBeLessThanOrEqual(100);
+    expect(tty.stdout).toContain('savepoints are never');
   }, 60_000);
 });
 
