@@ -13,7 +13,8 @@ const onPoint = (p: string) => {
 };
 try {
   const r = await triggerArchival(await openTable(base), { minCommits: o.minCommits, maxCommits: o.maxCommits, commitsRetained: o.commitsRetained, clockSkewMs: 1, onPoint, lock: { expireMs: o.lockExpireMs, wait: o.lockExpireMs !== undefined, retryMs: 20 } });
-  process.stdout.write(JSON.stringify({ archived: r.decision.toArchive.length, recovered: r.recovered.length, compacted: r.compactedFiles.length }));
+  const m = r.metadataTable;
+  process.stdout.write(JSON.stringify({ archived: r.decision.toArchive.length, recovered: r.recovered.length, compacted: r.compactedFiles.length, mdtArchived: m ? m.decision.toArchive.length : null, mdtRecovered: m ? m.recovered.length : null }));
   process.exitCode = 0;
 } catch (e) {
   process.stderr.write(`${(e as Error).message}\n`);
