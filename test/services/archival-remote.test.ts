@@ -1,5 +1,6 @@
 // `trigger archival` over WebHDFS (the test NameNode/DataNode serving a copy of the table): both layouts
-// give the local run's result — the same active timeline and the same archive files, byte for byte.
+// give the local run's result — the same active timelines (data and metadata table) and the same
+// archive files, byte for byte.
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,8 +20,8 @@ function tree(dir: string, out = new Map<string, string>(), rel = ''): Map<strin
 }
 
 const CASES: [string, ArchivalTableOptions][] = [
-  ['MOR v6 (log archive)', { tableType: 'MERGE_ON_READ', version: 6, commits: 120, cleanEvery: 10, rollbackEvery: 29, compactEvery: 12, savepointAt: 100, pendingAfter: 110 }],
-  ['COW v9 (LSM timeline)', { tableType: 'COPY_ON_WRITE', version: 9, commits: 120, cleanEvery: 10, rollbackEvery: 29, clusterAfter: [30], savepointAt: 100, pendingAfter: 110 }],
+  ['MOR v6 (log archive)', { tableType: 'MERGE_ON_READ', version: 6, commits: 120, cleanEvery: 10, rollbackEvery: 29, compactEvery: 12, savepointAt: 100, pendingAfter: 110, mdtCompactionAfter: 100 }],
+  ['COW v9 (LSM timeline)', { tableType: 'COPY_ON_WRITE', version: 9, commits: 120, cleanEvery: 10, rollbackEvery: 29, clusterAfter: [30], savepointAt: 100, pendingAfter: 110, mdtCompactionAfter: 100 }],
 ];
 
 describe('trigger archival over WebHDFS', () => {
@@ -41,10 +42,14 @@ describe('trigger archival over WebHDFS', () => {
       const srv = await startWebHdfsServer({ root });
       try {
         const uri = srv.uri('/remote');
-        const l = await runJson<{ archived: number; archiveFiles: string[] }>(['trigger', 'archival', '--path', local, '--minCommits', '11', '--maxCommits', '15']);
-        const r = await runJson<{ archived: number; archiveFiles: string[] }>(['trigger', 'archival', '--path', uri, '--minCommits', '11', '--maxCommits', '15']);
+        type Summary = { archived: number; archiveFiles: string[]; metadataTable: { archived: number } };
+        const l = await runJson<Summary>(['trigger', 'archival', '--path', local, '--minCommits', '11', '--maxCommits', '15']);
+        const r = await runJson<Summary>(['trigger', 'archival', '--path', uri, '--minCommits', '11', '--maxCommits', '15']);
         expect(l.archived).toBeGreaterThan(50);
         expect(r.archived).toBe(l.archived);
+        // the metadata table's timeline too, in its own archive under .hoodie/metadata
+        expect(l.metadataTable.archived).toBeGreaterThan(50);
+        expect(r.metadataTable.archived).toBe(l.metadataTable.archived);
         expect(srv.requests.some((q) => q.op === 'CREATE')).toBe(true);
         expect(srv.requests.some((q) => q.op === 'DELETE')).toBe(true);
         expect(tree(remote)).toEqual(tree(local));
