@@ -3,7 +3,8 @@
 // indexing, rollbacks): the archived set is what Hudi's rules give (independent statement, including the
 // real metadata table's latest compaction), the archive reads back through our reader and independently
 // (avsc on the raw v1 blocks, DuckDB on the LSM files) with the instant files' content, and
-// `commits show --includeArchivedTimeline` equals `commits show` before.
+// `commits show --includeArchivedTimeline` equals `commits show` before. The metadata table's own
+// timeline: archived as Hudi's rules give it, `commits show` over it and `metadata validate-files` unchanged.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
@@ -14,7 +15,7 @@ import { openTable } from '../../src/table/index.ts';
 import { HAVE_FIXTURES, allTableIds, tableFresh } from '../support/fixtures.ts';
 import { runCli, runJson } from '../support/run-cli.ts';
 import { COMPARABLE, checkV1Record, completedOf, parseArchiveLog, timelineFiles } from './support/archive-check.ts';
-import { oracleArchive, readTimelineDir } from './support/archival-oracle.ts';
+import { mdtOracleInput, oracleArchive, readTimelineDir } from './support/archival-oracle.ts';
 import { readdirSync } from 'node:fs';
 
 const storage = new LocalStorage();
@@ -28,6 +29,7 @@ const SMALL = ['--minCommits', '2', '--maxCommits', '3', '--commitsRetainedByCle
 describe.skipIf(!HAVE_FIXTURES)('trigger archival on the real Hudi tables', () => {
   let archivedSomewhere = 0;
   let mdtBound = 0;
+  let mdtArchived = 0;
   for (const id of HAVE_FIXTURES ? allTableIds() : []) {
     it(id, async () => {
       const base = tableFresh(id);
@@ -36,18 +38,33 @@ describe.skipIf(!HAVE_FIXTURES)('trigger archival on the real Hudi tables', () =
       const dir = t.timelineSource.timelineDir;
       const all = readTimelineDir(dir, layout);
       let mdtCompaction: string | null | undefined;
-      if (t.config.metadataPartitions.includes('files')) {
-        const mdtDir = layout === 2 ? join(base, '.hoodie/metadata/.hoodie/timeline') : join(base, '.hoodie/metadata/.hoodie');
-        mdtCompaction = readTimelineDir(mdtDir, layout).filter((i) => i.completed && (i.action === 'commit' || i.action === 'replacecommit')).at(-1)?.t ?? null;
-      }
+      const hasMdt = t.config.metadataPartitions.includes('files');
+      const mdt = join(base, '.hoodie', 'metadata');
+      const mdtDir = layout === 2 ? join(mdt, '.hoodie/timeline') : join(mdt, '.hoodie');
+      if (hasMdt) mdtCompaction = readTimelineDir(mdtDir, layout).filter((i) => i.completed && (i.action === 'commit' || i.action === 'replacecommit')).at(-1)?.t ?? null;
       const expected = oracleArchive(all, { version: t.config.version, mor: t.config.type === 'MERGE_ON_READ', min: 2, max: 3, retained: 1, mdtCompaction });
       const before = timelineFiles(dir, layout);
       const show = await runJson<unknown[]>(['commits', 'show', '--path', base]);
+      // the metadata table: its own rules (Hudi's writer derives its settings from the data table's), and
+      // what its readers see before
+      const mdtDeltaMax = Number(t.config.props.get('hoodie.metadata.compact.max.delta.commits') ?? 10);
+      const mdtExpected = hasMdt ? oracleArchive(readTimelineDir(mdtDir, layout), mdtOracleInput({ version: t.config.version, min: 2, max: 3, retained: 1 }, all.filter((i) => !expected.has(`${i.t}|${i.action}`)), mdtDeltaMax)) : new Set<string>();
+      const mdtShow = hasMdt ? await runJson<unknown[]>(['commits', 'show', '--path', mdt]) : [];
+      const validate = hasMdt ? await runCli(['metadata', 'validate-files', '--path', base, '--json']) : undefined;
 
       const r = await runCli(['trigger', 'archival', '--path', base, ...SMALL, '--json']);
       expect(r.exitCode, r.stderr).toBe(0);
-      const out = JSON.parse(r.stdout) as { instants: { instant: string; action: string }[] };
+      const out = JSON.parse(r.stdout) as { instants: { instant: string; action: string }[]; metadataTable: { instants: { instant: string; action: string }[] } | null };
       expect(out.instants.map((x) => `${x.instant}|${x.action}`).sort()).toEqual([...expected].sort());
+      expect(out.metadataTable === null).toBe(!hasMdt);
+      if (hasMdt) {
+        expect(out.metadataTable!.instants.map((x) => `${x.instant}|${x.action}`).sort()).toEqual([...mdtExpected].sort());
+        if (mdtExpected.size > 0) mdtArchived++;
+        expect(await runJson<unknown[]>(['commits', 'show', '--path', mdt, '--includeArchivedTimeline'])).toEqual(mdtShow);
+        // the metadata table reads the same after both archivals
+        const after = await runCli(['metadata', 'validate-files', '--path', base, '--json']);
+        expect([after.exitCode, after.stdout]).toEqual([validate!.exitCode, validate!.stdout]);
+      }
       if (expected.size > 0) archivedSomewhere++;
       // the metadata table's bound held instants back that the other rules would archive
       if (oracleArchive(all, { version: t.config.version, mor: t.config.type === 'MERGE_ON_READ', min: 2, max: 3, retained: 1 }).size > expected.size) mdtBound++;
@@ -89,8 +106,10 @@ describe.skipIf(!HAVE_FIXTURES)('trigger archival on the real Hudi tables', () =
       expect(await runJson<unknown[]>(['commits', 'show', '--path', base, '--includeArchivedTimeline'])).toEqual(show);
     }, 60_000);
   }
-  it('the sweep archived something and met the metadata-table bound', () => {
+  it('the sweep archived something, met the metadata-table bound, and archived real metadata tables', () => {
     expect(archivedSomewhere).toBeGreaterThan(10);
     expect(mdtBound).toBeGreaterThan(0);
+    // real metadata tables whose own timeline had something to archive (10 of the fixtures' at the time of writing)
+    expect(mdtArchived).toBeGreaterThan(5);
   });
 });
