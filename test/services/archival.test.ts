@@ -5,7 +5,7 @@
 // independently (v1: the log framing parsed here and each record decoded with avsc; v2: DuckDB over the
 // parquet files the manifest lists) — and `commits show --includeArchivedTimeline` afterwards equals
 // `commits show` before.
-import { mkdtempSync, readFileSync, readdirSync, writeFileSync, existsSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, readdirSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
@@ -256,6 +256,44 @@ describe('trigger archival --dry-run', () => {
     expect(lines.length).toBeGreaterThan(rows.length);
     for (const l of lines) expect([...l.replace(/\u001b\[[0-9;]*m/g, '')].length).toBeLessThanOrEqual(100);
     expect(tty.stdout).toContain('savepoints are never');
+  }, 60_000);
+});
+
+describe('trigger archival at a terminal and with --verbose', () => {
+  it('a terminal: a progress bar of the instants leaving the active timeline on stderr, then one line per timeline in units a person reads', async () => {
+    const base = mkdtempSync(join(tmpdir(), 'tblcli-archival-'));
+    await writeArchivalTable(base, { commits: 80, tableType: 'COPY_ON_WRITE', version: 6, cleanEvery: 10, mdtCompactionAfter: 70 });
+    const r = await runCli(['trigger', 'archival', '--path', base, '--verbose'], { tty: true });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toBe('');
+    // the bar (redrawn in place, cleared at the end), without a records count
+    expect(r.stderr).toMatch(/\rarchival ▕[█░]{20}▏ \d+\/\d+ instants · /);
+    expect(r.stderr).toMatch(/\rarchival \(metadata table\) ▕/);
+    expect(r.stderr).not.toMatch(/records/);
+    // what stays on the screen of each line: after the bar's last clear-to-end-of-line
+    const lines = r.stderr.split('\n').map((l) => l.split('\u001b[K').at(-1)!).filter(Boolean);
+    expect(lines[0]).toMatch(/^Data table: archived \d+ instant\(s\) into \.commits_\.archive\.1_1-0-1, \d+ timeline file\(s\) deleted$/);
+    expect(lines[1]).toMatch(/^Metadata table: archived \d+ instant\(s\) into \.commits_\.archive\.1_1-0-1, \d+ timeline file\(s\) deleted$/);
+    expect(lines[2]).toMatch(/^Done in /);
+    // nothing left: said so
+    const again = await runCli(['trigger', 'archival', '--path', base, '--verbose'], { tty: true });
+    expect(again.stderr).toContain('Data table: nothing to archive (--dry-run shows why each instant stays)');
+  }, 60_000);
+
+  it('a pipe: quiet without --verbose; with it plain progress lines and the summary with full paths', async () => {
+    const base = mkdtempSync(join(tmpdir(), 'tblcli-archival-'));
+    await writeArchivalTable(base, { commits: 80, tableType: 'MERGE_ON_READ', version: 8, cleanEvery: 10, compactEvery: 12 });
+    const copy = mkdtempSync(join(tmpdir(), 'tblcli-archival-'));
+    cpSync(base, copy, { recursive: true });
+    const quiet = await runCli(['trigger', 'archival', '--path', copy]);
+    expect([quiet.exitCode, quiet.stdout, quiet.stderr]).toEqual([0, '', '']);
+    const r = await runCli(['trigger', 'archival', '--path', base, '--verbose']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const lines = r.stderr.trim().split('\n');
+    expect(lines[0]).toMatch(/^archival: 0\/(\d+) instants, 0 B, 0 B\/s, elapsed /);
+    expect(lines.at(-2)).toMatch(/^archival: (\d+)\/\1 instants, /);
+    expect(lines.at(-1)).toMatch(new RegExp(`^data table: archived \\d+ instant\\(s\\) by Hudi 1\\.x's rules, keeping \\d+\\.\\.\\d+ commits into ${base.replaceAll('/', '\\/')}.*_0\\.parquet; \\d+ timeline file\\(s\\) deleted$`));
+    expect(r.stderr).not.toContain('\r');
   }, 60_000);
 });
 
