@@ -11,7 +11,7 @@ import { loadArchivedTimeline } from '../../src/archive/index.ts';
 import { triggerArchival } from '../../src/services/index.ts';
 import { writeLsmBatch } from '../../src/services/archival/lsm.ts';
 import { LocalStorage } from '../../src/storage/index.ts';
-import { openTable } from '../../src/table/index.ts';
+import { openTable, openTableAt } from '../../src/table/index.ts';
 import { treeDigest } from '../support/files.ts';
 import { runCli, runJson } from '../support/run-cli.ts';
 import { parseArchiveLog } from './support/archive-check.ts';
@@ -95,6 +95,43 @@ describe('LSM batch write (LSMTimelineWriter.write)', () => {
     expect(JSON.parse(readFileSync(join(dir, 'manifest_2'), 'utf8')).files.map((f: { fileName: string }) => f.fileName)).toEqual([first.fileName, '20250101000200000_20250101000300000_0.parquet']);
     expect((await loadArchivedTimeline(storage, '/unused', { layout: 2, archiveDir: dir, withMetadata: false })).map((a) => a.requestedTime)).toEqual(['20250101000000000', '20250101000100000', '20250101000200000', '20250101000300000']);
   });
+});
+
+describe('deleting the archived instants from the active timeline (deleteArchivedInstants)', () => {
+  /** Local storage that records every path it deletes, in order. */
+  class RecordingStorage extends LocalStorage {
+    deleted: string[] = [];
+    override async delete(path: string, opts?: Parameters<LocalStorage['delete']>[1]): Promise<boolean> {
+      this.deleted.push(path);
+      return super.delete(path, opts);
+    }
+    override async deleteEach(paths: readonly string[]): Promise<boolean[]> {
+      this.deleted.push(...paths);
+      return super.deleteEach(paths);
+    }
+  }
+
+  for (const version of [6, 8] as const) {
+    it(`table version ${version}: every pending state file first, then the completed files one by one, oldest first`, async () => {
+      const base = fresh();
+      await writeArchivalTable(base, { commits: 80, tableType: 'MERGE_ON_READ', version, cleanEvery: 7, rollbackEvery: 11, compactEvery: 9 });
+      const rec = new RecordingStorage();
+      const r = await triggerArchival(await openTableAt(rec, base), { minCommits: 10, maxCommits: 12, commitsRetained: 5, clockSkewMs: 1 });
+      expect(r.decision.toArchive.length).toBeGreaterThan(40);
+      const tlDir = version >= 8 ? join(base, '.hoodie', 'timeline') + '/' : join(base, '.hoodie') + '/';
+      const instantFiles = rec.deleted.filter((p) => p.startsWith(tlDir) && /^\d/.test(p.slice(tlDir.length)) && !p.slice(tlDir.length).includes('/'));
+      const isPending = (p: string) => /\.(requested|inflight)$/.test(p) || /^\d+\.inflight$/.test(p.slice(tlDir.length));
+      const firstCompleted = instantFiles.findIndex((p) => !isPending(p));
+      expect(firstCompleted).toBeGreaterThan(0);
+      expect(instantFiles.slice(firstCompleted).some(isPending)).toBe(false);
+      const completed = instantFiles.slice(firstCompleted).map((p) => p.slice(tlDir.length));
+      expect(completed).toHaveLength(r.decision.toArchive.length);
+      expect(completed.map((n) => n.slice(0, 17))).toEqual(r.decision.toArchive.map((i) => i.requestedTime));
+      expect([...completed].sort()).toEqual(completed);
+      // every state file of every archived instant went, nothing else on the timeline did
+      expect(instantFiles.length).toBe(r.deletedFiles);
+    });
+  }
 });
 
 describe('failures leave the table as it was', () => {
