@@ -152,6 +152,13 @@ describe('trigger archival on 200-commit tables', () => {
       const archivedCommits = [...expected].filter((k) => /\|(commit|deltacommit|replacecommit)$/.test(k));
       const showArchived = await runJson<{ commitTime: string }[]>(['commits', 'showarchived', '--path', base, '--startTs', '0', '--endTs', '99999999999999999']);
       expect(showArchived.map((x) => x.commitTime).sort()).toEqual(archivedCommits.map((k) => k.split('|')[0]).sort());
+      // hudi-cli's show archived commits (every completed archived instant) and commit stats (their write stats)
+      const shownArchived = await runJson<{ commitTime: string; commitType: string }[]>(['show', 'archived', 'commits', '--path', base, '--limit', '-1']);
+      expect(shownArchived.map((x) => `${x.commitTime}|${x.commitType}`).sort()).toEqual([...expected].sort());
+      const stats = new Set((await runJson<{ instant: string }[]>(['show', 'archived', 'commit', 'stats', '--path', base, '--limit', '-1'])).map((x) => x.instant));
+      const commitTimes = new Set(archivedCommits.map((k) => k.split('|')[0]!));
+      expect([...stats].every((t) => commitTimes.has(t))).toBe(true);
+      expect(stats.size).toBeGreaterThan(commitTimes.size / 2);
 
       if (opts.tableType === 'MERGE_ON_READ') {
         // archived compactions, plans included, through the hudi-cli commands
