@@ -149,6 +149,25 @@ describe('failures leave the table as it was', () => {
   });
 });
 
+describe('failures leave the table as it was (metadata table)', () => {
+  it('a corrupt MDT deltacommit among the metadata table\'s instants to archive: one-line error naming it, neither timeline touched', async () => {
+    const base = fresh();
+    await writeArchivalTable(base, { commits: 80, tableType: 'COPY_ON_WRITE', version: 6, mdtCompactionAfter: 70 });
+    const mdtMeta = join(base, '.hoodie', 'metadata', '.hoodie');
+    const victim = readdirSync(mdtMeta).filter((f) => /^\d+\.deltacommit$/.test(f)).sort()[2]!;
+    writeFileSync(join(mdtMeta, victim), '{"partitionToWriteStats": {');
+    const dry = await runJson<{ table: string; instant: string; archive: boolean }[]>(['trigger', 'archival', '--path', base, '--dry-run']);
+    expect(dry.some((r) => r.table === 'data' && r.archive)).toBe(true);
+    expect(dry.find((r) => r.table === 'metadata' && r.instant === victim.split('.')[0])!.archive).toBe(true);
+    const before = treeDigest(base, /^\.hoodie\/\.aux(\/|$)/);
+    const r = await runCli(['trigger', 'archival', '--path', base]);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toContain(victim);
+    expect(treeDigest(base, /^\.hoodie\/\.aux(\/|$)/)).toEqual(before);
+  });
+});
+
 describe('--enableMetadata false', () => {
   it('table version 6 with a metadata table: refused, as Hudi 0.14 fails', async () => {
     const base = fresh();

@@ -121,10 +121,16 @@ export async function triggerArchival(table: Table, opts: ArchivalOptions = {}):
 
 async function archive(first: Table, config: ArchivalConfig, opts: ArchivalOptions, lock: TableLock | undefined): Promise<ArchivalResult> {
   const warnings: string[] = [];
+  const withMdt = opts.enableMetadata !== false && first.config.metadataPartitions.includes('files');
+  if (lock !== undefined && withMdt) {
+    // before the first write: the metadata table's batch, as the data table's run will leave its bound, reads and converts
+    const dataPlan = await archiveTimeline(first, config, opts, undefined, [], 'data');
+    await archiveTimeline(await openTableAt(first.storage, metadataTablePath(first.basePath)), metadataArchivalConfig(first, config), opts, undefined, [], 'metadata', { instants: dataPlan.remaining }, true);
+  }
   const data = await archiveTimeline(first, config, opts, lock, warnings, 'data');
   const result: ArchivalResult = { dryRun: lock === undefined, ...data.result, warnings };
   const t = data.table;
-  if (opts.enableMetadata === false || !t.config.metadataPartitions.includes('files')) return result;
+  if (!withMdt) return result;
   // the data timeline as it is after this run bounds the metadata table's archival (rule 5)
   const dataInstants = lock === undefined ? data.remaining : (await (await openTableAt(t.storage, t.basePath, t.uri)).timeline()).instants;
   const mdtPath = metadataTablePath(t.basePath);
@@ -147,6 +153,8 @@ async function archiveTimeline(
   warnings: string[],
   which: 'data' | 'metadata',
   dataTable?: ArchivalFacts['dataTable'],
+  /** dry run: also read and convert the batch (a corrupt instant file fails here, before anything is written) */
+  check = false,
 ): Promise<{ result: TimelineArchival; table: Table; remaining: Instant[] }> {
   const dryRun = lock === undefined;
   const point = async (p: string) => {
@@ -176,7 +184,13 @@ async function archiveTimeline(
   const result: TimelineArchival = { layout, decision, recovered, archiveFiles: [], deletedFiles, compactedFiles: [] };
   const gone = new Set(decision.toArchive);
   const out = () => ({ result, table: t, remaining: instants.filter((i) => !gone.has(i)) });
-  if (dryRun) return out();
+  if (dryRun) {
+    if (check && decision.toArchive.length > 0) {
+      if (layout === 1) encodeArchiveBlocks(await v1Records(t, decision.toArchive, conc));
+      else await lsmRows(t, decision.toArchive, conc);
+    }
+    return out();
+  }
   if (decision.toArchive.length === 0) {
     await compactLsm(t, dir, opts, point, keepAlive, result);
     return out();
