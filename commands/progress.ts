@@ -8,16 +8,16 @@ const REDRAW_MS = 250;
 
 export interface Progress {
   start(total: number, unit: string, label?: string): void;
-  /** one step done (a file group written), with its records and bytes; `note` is a --verbose line */
-  step(records: number, bytes: number, note?: string): void;
+  /** `count` steps done (default one: a file group written), with their records and bytes; `note` is a --verbose line */
+  step(records: number, bytes: number, note?: string, count?: number): void;
   /** removes the bar (call before printing the result, and on failure) */
   end(): void;
 }
 
-export function progressFor(ctx: Ctx, label: string, opts: { verbose: boolean; now?: () => number }): Progress {
+export function progressFor(ctx: Ctx, label: string, opts: { verbose: boolean; now?: () => number; noRecords?: boolean }): Progress {
   const now = opts.now ?? Date.now;
   const tty = ctx.io.isStderrTTY;
-  const s: ProgressState = { label, done: 0, total: 0, unit: '', records: 0, bytes: 0, elapsedMs: 0 };
+  const s: ProgressState = { label, done: 0, total: 0, unit: '', records: 0, bytes: 0, elapsedMs: 0, noRecords: opts.noRecords };
   let started = now();
   let shown = '';
   let lastDraw = 0;
@@ -39,15 +39,16 @@ export function progressFor(ctx: Ctx, label: string, opts: { verbose: boolean; n
   return {
     start(total, unit, name) {
       started = now();
-      Object.assign(s, { total, unit, label: name ?? s.label });
+      // a second start (the next part of the work) counts from zero again
+      Object.assign(s, { total, unit, label: name ?? s.label, done: 0, records: 0, bytes: 0 });
       if (tty) {
         draw(true);
         timer = setInterval(() => draw(false), 1000);
         timer.unref?.();
       } else if (opts.verbose) ctx.io.stderr(`${progressLine({ ...s, elapsedMs: 0 })}\n`);
     },
-    step(records, bytes, note) {
-      s.done++;
+    step(records, bytes, note, count = 1) {
+      s.done += count;
       s.records += records;
       s.bytes += bytes;
       if (tty) {

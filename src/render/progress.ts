@@ -10,6 +10,8 @@ export interface ProgressState {
   records: number;
   bytes: number;
   elapsedMs: number;
+  /** the work has no records to count (archival) */
+  noRecords?: boolean;
 }
 
 /** 1.2k, 3.4M: counts for a narrow line. */
@@ -44,7 +46,8 @@ function facts(s: ProgressState): string[] {
   const e = eta(s);
   return [
     `${s.done}/${s.total} ${s.unit}`,
-    `${shortCount(s.records)} records`,
+    // work without records (archival: instants) shows none rather than "0 records"
+    ...(s.noRecords ? [] : [`${shortCount(s.records)} records`]),
     shortBytes(s.bytes),
     `${shortBytes(Math.round(s.bytes / secs))}/s`,
     e === undefined ? `elapsed ${humanDuration(s.elapsedMs)}` : `ETA ${humanDuration(e)}`,

@@ -15,6 +15,7 @@ import { runCli } from '../support/run-cli.ts';
 import { allCommands } from '../../commands/registry.ts';
 import { toolsFor, undeclaredWrites } from '../../commands/mcp/tools.ts';
 import { demoTable } from '../triage/support.ts';
+import { writeArchivalTable } from '../services/support/archival-table.ts';
 
 const BIN = resolve(import.meta.dirname, '../../bin/tblcli.js');
 const open: Client[] = [];
@@ -207,5 +208,33 @@ describe('tblcli mcp: write tools', () => {
     expect(done.isError, JSON.stringify(done.s)).toBe(false);
     expect(done.s.result).toMatchObject({ scheduled: true, operations: (plan.s.plan as { operations: unknown[] }).operations.length });
     expect(await cliJson(['compactions', 'show', 'all', '--path', base])).toHaveLength(1);
+  });
+
+  it('trigger archival: not a read tool; the plan is the dry run (why each instant stays), the token archives exactly it', async () => {
+    const base = mkdtempSync(join(tmpdir(), 'tblcli-mcp-archival-'));
+    await writeArchivalTable(base, { commits: 60, tableType: 'MERGE_ON_READ', version: 8, cleanEvery: 10, compactEvery: 12, mdtCompactionAfter: 50 });
+    const ro = await connect(['--path', base]);
+    expect((await ro.listTools()).tools.map((t) => t.name)).not.toContain('trigger_archival');
+    const c = await connect(['--path', base, '--allow-writes']);
+    const tool = (await c.listTools()).tools.find((t) => t.name === 'trigger_archival')!;
+    expect(Object.keys((tool.inputSchema as { properties: object }).properties)).toEqual(expect.arrayContaining(['minCommits', 'maxCommits', 'commitsRetainedByCleaner', 'enableMetadata', 'token']));
+    expect(Object.keys((tool.inputSchema as { properties: object }).properties)).not.toContain('dryRun');
+    const args = { minCommits: 12, maxCommits: 15, commitsRetainedByCleaner: 5 };
+    const before = treeDigest(base, LOCKS_AND_HEARTBEATS);
+    const plan = await call(c, 'trigger_archival', args);
+    expect(plan.isError, JSON.stringify(plan.s)).toBe(false);
+    const rows = plan.s.plan as { table: string; instant: string; archive: boolean; reason: string }[];
+    expect(rows).toEqual(await cliJson(['trigger', 'archival', '--dry-run', '--minCommits', '12', '--maxCommits', '15', '--commitsRetainedByCleaner', '5', '--path', base]));
+    expect(rows.filter((r) => r.table === 'data' && r.archive).length).toBeGreaterThan(10);
+    expect(rows.some((r) => r.table === 'metadata')).toBe(true);
+    expect(treeDigest(base, LOCKS_AND_HEARTBEATS)).toEqual(before);
+    const done = await call(c, 'trigger_archival', { ...args, token: plan.s.token });
+    expect(done.isError, JSON.stringify(done.s)).toBe(false);
+    const result = done.s.result as { instants: { instant: string }[]; metadataTable: { instants: { instant: string }[] } };
+    expect(result.instants.map((x) => x.instant).sort()).toEqual(rows.filter((r) => r.table === 'data' && r.archive).map((r) => r.instant).sort());
+    expect(result.metadataTable.instants.map((x) => x.instant).sort()).toEqual(rows.filter((r) => r.table === 'metadata' && r.archive).map((r) => r.instant).sort());
+    // the token was single-use; the archived instants are gone from the active timeline
+    expect((await call(c, 'trigger_archival', { ...args, token: plan.s.token })).s.error).toMatch(/already used|not issued/);
+    expect(((await cliJson(['trigger', 'archival', '--dry-run', '--path', base])) as { archive: boolean; instant: string }[]).map((r) => r.instant)).not.toContain(result.instants[0]!.instant);
   });
 });
