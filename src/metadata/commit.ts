@@ -284,6 +284,50 @@ export function decodeCommitMetadata(bytes: Uint8Array, ctx: { path: string }, o
   return p ? normalise(p.rec, p.fromJson, p.replace) : emptyCommitMetadata();
 }
 
+/** What a scan over many large commits needs of each write stat, without the normalised metadata. */
+export interface WriteRefVisitor {
+  /** one write stat, with the same defaults as decodeCommitMetadata (fileId '', partitionPath = its map key) */
+  stat(partitionPath: string, fileId: string, prevCommit: string | null, path: string | null): void;
+  /** one entry of partitionToReplaceFileIds (when the file has that map) */
+  replaced(partition: string, fileId: string): void;
+}
+
+/** Keys in the order iterating decodeCommitMetadata's copy of the map yields them (JS order over orderedKeys). */
+function iterationOrder(o: Rec): Rec {
+  const out: Rec = {};
+  for (const k of orderedKeys(o)) out[k] = o[k];
+  return out;
+}
+
+/**
+ * Visits the write stats (fileId, partitionPath, prevCommit, path) and replaced file groups of a
+ * commit file in the order decodeCommitMetadata lists them, decoding it once and building no
+ * normalised stat: a 200,000-file table's commits are hundreds of MB. Same errors as decodeCommitMetadata.
+ */
+export function visitWriteRefs(bytes: Uint8Array, ctx: { path: string }, v: WriteRefVisitor): void {
+  const p = parseCommit(bytes, ctx, {});
+  if (!p) return;
+  const r = p.rec;
+  if (isRec(r.partitionToWriteStats)) {
+    const parts = iterationOrder(r.partitionToWriteStats);
+    for (const k of Object.keys(parts)) {
+      const stats = parts[k];
+      if (!Array.isArray(stats)) continue;
+      for (const s of stats) {
+        const st = isRec(s) ? s : {};
+        v.stat(strOrNull(st.partitionPath) ?? k, strOrNull(st.fileId) ?? '', strOrNull(st.prevCommit), strOrNull(st.path));
+      }
+    }
+  }
+  if ((p.replace || 'partitionToReplaceFileIds' in r) && isRec(r.partitionToReplaceFileIds)) {
+    const parts = iterationOrder(r.partitionToReplaceFileIds);
+    for (const k of Object.keys(parts)) {
+      const ids = parts[k];
+      if (Array.isArray(ids)) for (const id of ids) v.replaced(k, String(id));
+    }
+  }
+}
+
 /**
  * commitTotals straight from the raw record, without building the normalised metadata: what
  * `commits show` needs for each of thousands of instants. Same rules as commitTotals.
