@@ -18,6 +18,7 @@ import {
   type AvroSkip,
   type WriteAvroOptions,
 } from './avro-container.ts';
+import { FIELD_INDEX, scannedFieldReader, scanCommitJson, type ScannedRefs } from './commit-scan.ts';
 import { jacksonPretty, type JacksonValue } from './jackson.ts';
 import { JsonSyntaxError, orderedKeys, parseOrderedJson, setKeyOrder } from './ordered-json.ts';
 import { SCHEMAS } from './schemas.ts';
@@ -302,9 +303,14 @@ function iterationOrder(o: Rec): Rec {
 /**
  * Visits the write stats (fileId, partitionPath, prevCommit, path) and replaced file groups of a
  * commit file in the order decodeCommitMetadata lists them, decoding it once and building no
- * normalised stat: a 200,000-file table's commits are hundreds of MB. Same errors as decodeCommitMetadata.
+ * normalised stat: a 200,000-file table's commits are hundreds of MB. JSON is read straight off the
+ * bytes (commit-scan.ts) unless `scan` is false or the scanner gives up; errors are decodeCommitMetadata's.
  */
-export function visitWriteRefs(bytes: Uint8Array, ctx: { path: string }, v: WriteRefVisitor): void {
+export function visitWriteRefs(bytes: Uint8Array, ctx: { path: string }, v: WriteRefVisitor, opts: { scan?: boolean } = {}): void {
+  if (opts.scan !== false && sniffContent(bytes, ctx) === 'json') {
+    const sc = scanCommitJson(bytes);
+    if (sc) return visitScanned(sc, v);
+  }
   const p = parseCommit(bytes, ctx, {});
   if (!p) return;
   const r = p.rec;
@@ -319,12 +325,34 @@ export function visitWriteRefs(bytes: Uint8Array, ctx: { path: string }, v: Writ
       }
     }
   }
-  if ((p.replace || 'partitionToReplaceFileIds' in r) && isRec(r.partitionToReplaceFileIds)) {
-    const parts = iterationOrder(r.partitionToReplaceFileIds);
+  if ((p.replace || 'partitionToReplaceFileIds' in r) && isRec(r.partitionToReplaceFileIds)) visitReplaced(r.partitionToReplaceFileIds, v);
+}
+
+function visitReplaced(m: Rec, v: WriteRefVisitor): void {
+  const parts = iterationOrder(m);
+  for (const k of Object.keys(parts)) {
+    const ids = parts[k];
+    if (Array.isArray(ids)) for (const id of ids) v.replaced(k, String(id));
+  }
+}
+
+function visitScanned(sc: ScannedRefs, v: WriteRefVisitor): void {
+  if (sc.partitions) {
+    // key order and duplicate keys exactly as JSON.parse and iterationOrder treat them
+    const keys = JSON.parse(`{${sc.partitions.map((e, i) => `${JSON.stringify(e.key)}:${i}`).join(',')}}`) as Rec;
+    const parts = iterationOrder(keys);
+    const partitionPath = scannedFieldReader(sc, FIELD_INDEX.partitionPath);
+    const fileId = scannedFieldReader(sc, FIELD_INDEX.fileId);
+    const prevCommit = scannedFieldReader(sc, FIELD_INDEX.prevCommit);
+    const path = scannedFieldReader(sc, FIELD_INDEX.path);
     for (const k of Object.keys(parts)) {
-      const ids = parts[k];
-      if (Array.isArray(ids)) for (const id of ids) v.replaced(k, String(id));
+      const e = sc.partitions[parts[k] as number]!;
+      for (let i = e.from; i < e.to; i++) v.stat(partitionPath(i) ?? k, fileId(i) ?? '', prevCommit(i), path(i));
     }
+  }
+  if (sc.replace !== undefined) {
+    const m = JSON.parse(sc.replace) as unknown;
+    if (isRec(m)) visitReplaced(m, v);
   }
 }
 

@@ -3,7 +3,7 @@ import { loadRollbackInfo } from '../table/index.ts';
 import { humanReadableByteCount } from '../util/index.ts';
 import { findCollisions, type CollisionOptions } from './collisions.ts';
 import { findOrphans, type OrphanOptions } from './orphans.ts';
-import { heartbeatOf, instantMs, type TableScan } from './scan.ts';
+import { heartbeatOf, instantMs, type ScanScope, type TableScan } from './scan.ts';
 import { worst, type Finding, type Orphan, type Severity } from './types.ts';
 
 export const BACKLOG_WARN = 10;
@@ -48,6 +48,8 @@ export interface DoctorReport {
     fileGroups: number;
     files: number;
     bytes: number;
+    /** what --partitions / --since narrowed the file-level checks to (absent: the whole table) */
+    scope?: ScanScope;
   };
   severity: Severity;
   checks: DoctorCheck[];
@@ -179,7 +181,10 @@ export async function doctor(scan: TableScan, opts: DoctorOptions = {}): Promise
   checks.push({
     check: 'compaction-backlog',
     severity: behind.length > 0 ? 'warning' : 'ok',
-    summary: table.config.type !== 'MERGE_ON_READ' ? 'copy-on-write table: no compaction' : `max ${backlog[0]?.deltaCommits ?? 0} delta commit(s) since the last compaction; ${behind.length} file group(s) at ≥ ${BACKLOG_WARN}`,
+    summary:
+      table.config.type !== 'MERGE_ON_READ'
+        ? 'copy-on-write table: no compaction'
+        : `max ${backlog[0]?.deltaCommits ?? 0} delta commit(s) since the last compaction; ${behind.length} file group(s) at ≥ ${BACKLOG_WARN}${scan.scope.since ? ` (counting delta commits since ${scan.scope.since} only)` : ''}`,
     nextStep: behind.length > 0 ? 'Un-compacted delta commits per file group should stay below 10: compaction is falling behind; schedule and run compaction (offline, in a quiet window).' : '-',
     details: behind.map((b) => `${b.partition}/${b.fileId}: ${b.deltaCommits} delta commits since ${b.baseInstant || 'creation'}`),
   });
@@ -232,6 +237,7 @@ export async function doctor(scan: TableScan, opts: DoctorOptions = {}): Promise
       fileGroups: groups,
       files,
       bytes,
+      ...(scan.scope.partitions || scan.scope.since ? { scope: scan.scope } : {}),
     },
     severity: worst(checks.map((c) => c.severity)),
     checks,

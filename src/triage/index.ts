@@ -7,3 +7,4 @@ export { tableMetrics, renderPrometheus, type MetricSample } from './metrics.ts'
 export { COLLISION_TEXT, ORPHAN_TEXT, ORPHAN_NEXT_STEP } from './runbook.ts';
 export { worst, SEVERITY_RANK, type Severity, type Finding, type CollisionKind, type Orphan, type OrphanKind } from './types.ts';
 
+export { progressLine, formatProgress, type ProgressSink, type ProgressLine } from './progress.ts';

@@ -241,7 +241,10 @@ export async function scanTable(table: Table, opts: ScanOptions = {}): Promise<T
       if (!st?.isDirectory) throw new TblError('not-found', `${storage.uri(r.abs)}: no such partition directory`, { path: storage.uri(r.abs) });
     }
   }
-  await streamWalk(storage, roots, new Set([metaPath]), concurrency, (rel, files: FileStatus[]) => {
+  // a local listing is synchronous (readdir, then a stat per file on first access): listing ahead would
+  // only hold more directories in memory at once
+  const listAhead = storage.scheme === 'file' ? 1 : concurrency;
+  await streamWalk(storage, roots, new Set([metaPath]), listAhead, (rel, files: FileStatus[]) => {
     feedTableDir(ctx, pass, rel, files);
     progress.dirs = pass.dirs;
     progress.files = pass.files;
