@@ -7,6 +7,7 @@
 // Usage: node bench/gen-triage.mjs <dir> [groups=50000] [partitions=100] [layout=1]
 import { closeSync, existsSync, mkdirSync, openSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 const BATCH_PARTITIONS = 100;
 
@@ -58,13 +59,14 @@ export async function generateTriageTable(dir, { groups = 50000, partitions = 10
       writeFileSync(join(tl, layout === 2 ? `${t(first + i)}_${ct(first + i)}.deltacommit` : `${t(first + i)}.deltacommit`), layout === 2 ? encodeCommitMetadataAvro(m) : encodeCommitMetadataJson(m, { delta: true }));
     }
   }
-  writeFileSync(join(dir, '.complete'), '');
+  // inside .hoodie, which triage does not list (a file in the base path would be an orphan)
+  writeFileSync(join(meta, '.bench-complete'), '');
   return { dir, files: files + partitions };
 }
 
-if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop())) {
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const [dir, groups, partitions, layout] = process.argv.slice(2);
-  if (!existsSync(join(dir, '.complete'))) {
+  if (!existsSync(join(dir, '.hoodie', '.bench-complete'))) {
     const t0 = performance.now();
     const r = await generateTriageTable(dir, { groups: Number(groups ?? 50000), partitions: Number(partitions ?? 100), layout: Number(layout ?? 1) });
     console.log(`generated ${r.files} files at ${dir} in ${((performance.now() - t0) / 1000).toFixed(1)} s`);

@@ -58,6 +58,21 @@ function reread(scan: TableScan, w: number): Promise<StatRef[]> {
   return p;
 }
 
+/** Listed data files of one file group named after `instant` (the partition listed again, once per scan). */
+async function listedFiles(scan: TableScan, partition: string, fileId: string, instant: string): Promise<string[]> {
+  if (!scan.partitions.some((p) => p.partition === partition)) return [];
+  let names = scan.relisted.get(partition);
+  if (!names) {
+    const { storage, basePath } = scan.table;
+    names = (await listFiles(storage, partition === '' ? basePath : joinPath(basePath, partition))).map((f) => f.name);
+    scan.relisted.set(partition, names);
+  }
+  return names.filter((n) => {
+    const p = parseBaseFileName(n) ?? parseLogFileName(n);
+    return p !== undefined && p.fileId === fileId && p.instant === instant;
+  }).map((n) => relPath(partition, n));
+}
+
 export async function findCollisions(scan: TableScan, opts: CollisionOptions = {}): Promise<Finding[]> {
   const out: Finding[] = [];
   const seen = new Set<string>();
@@ -85,7 +100,14 @@ export async function findCollisions(scan: TableScan, opts: CollisionOptions = {
     return (await reread(scan, T.write.get(t))).filter(([sp, sf, path]) => sp === p && sf === id && !!path).map(([, , path]) => path!);
   };
   /** the files a finding names for a touch: its stat paths, else (inflight workload) the listed files of its instant */
-  const filesOf = async (t: number): Promise<string[]> => (T.has(t, HAS_PATH) ? statPaths(t) : (scan.pathlessFiles.get(t) ?? []));
+  const filesOf = async (t: number): Promise<string[]> => {
+    if (T.has(t, HAS_PATH)) return statPaths(t);
+    const instant = timeOf(t);
+    if (scan.pendingTimes.has(instant)) return scan.pathlessFiles.get(t) ?? [];
+    // a completed instant whose stats name no path (not seen in Hudi-written tables): list the partition again
+    const g = T.group.get(t);
+    return listedFiles(scan, T.groupPartition[g]!, T.groupFileId[g]!, instant);
+  };
   // writer pairs already reported from write stats, so the listing check does not repeat them
   const reportedPairs = new Set<string>();
   // only writes that overlap some other write can pair up (most tables: none)

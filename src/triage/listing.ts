@@ -15,7 +15,6 @@ import {
 import { mapLimit, type FileStatus, type Storage } from '../storage/index.ts';
 import { joinPath } from '../util/index.ts';
 import { overlaps, type InstantWrites, type OverlapContext } from './timing.ts';
-import { HAS_PATH, type Touches } from './touches.ts';
 import { SERVICE_ACTIONS } from './writes.ts';
 
 /** Lists `dir`; a directory that is gone (or not a directory) lists as empty. Local listings stat lazily. */
@@ -113,8 +112,9 @@ export interface FileCandidate {
   rel: string;
   size: number;
   mtimeMs: number;
-  /** uncommitted-file: the instant that wrote it */
+  /** uncommitted-file: the instant that wrote it, and its file group (a replaced group's files are not orphans) */
   instant?: string;
+  fileId?: string;
   flink?: 'inprogress' | 'pending';
 }
 
@@ -131,22 +131,30 @@ export interface PartitionSummary {
   fileIds: string[];
   /** latest base instant of each group ('' for a log-only group) */
   baseInstants: string[];
-  /** completed delta commits since that base instant (from the write stats) */
+  /** completed delta commits since that base instant (from the write stats; filled in after the listing) */
   deltaCommits: Int32Array;
   /** bytes of the latest slice (base + logs) */
   latestBytes: Float64Array;
   listing: ListingCandidate[];
-  /** metadata-table check: committed files missing in it, and its files missing on storage */
+  /** metadata-table check: committed files missing in it (with their fileIds), and its files missing on storage */
   missingInMdt: string[];
+  missingInMdtGroup: string[];
   missingOnStorage: string[];
 }
 
+/**
+ * What the listing pass needs: only timeline facts, no write stats, so it can run while the write stats
+ * are read (on a worker thread for a local table). File groups replaced by a completed replacecommit
+ * are not known yet: the pass treats them as live, and the scan drops them afterwards.
+ */
 export interface PassContext {
   layout: 1 | 2;
+  /** built without replaced file groups */
   asm: ViewAssembler;
-  touches: Touches;
-  writes: readonly InstantWrites[];
+  /** write instants by requested time (their actions and windows) */
   byTime: ReadonlyMap<string, InstantWrites>;
+  /** requested times of pending write instants: their stats name no paths, so their listed files are kept */
+  pending: ReadonlySet<string>;
   overlap: OverlapContext;
   /** prefilter for `overlaps` (only writes that overlap some write can); undefined when none can */
   mayOverlap?: (a: InstantWrites, b: InstantWrites) => boolean;
@@ -159,15 +167,15 @@ export interface PassContext {
 export interface PassResult {
   partitions: PartitionSummary[];
   candidates: FileCandidate[];
-  /** listed files of touches whose stats name no path (inflight workloads), by touch */
-  pathlessFiles: Map<number, string[]>;
+  /** listed data files of pending write instants: [partition, fileId, instant, rel], in listing order */
+  pendingFiles: [string, string, string, string][];
   files: number;
   bytes: number;
   dirs: number;
 }
 
 export function newPassResult(): PassResult {
-  return { partitions: [], candidates: [], pathlessFiles: new Map(), files: 0, bytes: 0, dirs: 0 };
+  return { partitions: [], candidates: [], pendingFiles: [], files: 0, bytes: 0, dirs: 0 };
 }
 
 function relOf(dir: string, name: string): string {
@@ -239,7 +247,7 @@ export function feedTableDir(ctx: PassContext, out: PassResult, dir: string, fil
     }
     const summary = summarise(ctx, dir, files, groups);
     listingCandidates(ctx, summary, files, parsed, bases, logs, replaced);
-    if (ctx.touches.pathless > 0) pathlessFiles(ctx, out, dir, parsed);
+    if (ctx.pending.size > 0) for (const p of parsed) if (p && ctx.pending.has(p.instant)) out.pendingFiles.push([dir, p.fileId, p.instant, relOf(dir, p.name)]);
     out.partitions.push(summary);
   }
   for (let i = 0; i < n; i++) {
@@ -259,7 +267,7 @@ export function feedTableDir(ctx: PassContext, out: PassResult, dir: string, fil
       }
       const instant = uncommitted?.get(name);
       if (instant !== undefined && inSince(ctx, p.instant, f)) {
-        out.candidates.push({ kind: 'uncommitted-file', rel: relOf(dir, name), size: f.size, mtimeMs: f.mtimeMs, instant });
+        out.candidates.push({ kind: 'uncommitted-file', rel: relOf(dir, name), size: f.size, mtimeMs: f.mtimeMs, instant, fileId: p.fileId });
       }
       continue;
     }
@@ -277,7 +285,6 @@ export function feedOutsideDir(ctx: PassContext, out: FileCandidate[], dir: stri
 }
 
 function summarise(ctx: PassContext, partition: string, files: FileStatus[], groups: FileGroup[]): PartitionSummary {
-  const { touches, writes } = ctx;
   const n = groups.length;
   const s: PartitionSummary = {
     partition,
@@ -288,6 +295,7 @@ function summarise(ctx: PassContext, partition: string, files: FileStatus[], gro
     latestBytes: new Float64Array(n),
     listing: [],
     missingInMdt: [],
+    missingInMdtGroup: [],
     missingOnStorage: [],
   };
   for (let k = 0; k < n; k++) {
@@ -300,31 +308,9 @@ function summarise(ctx: PassContext, partition: string, files: FileStatus[], gro
     let bytes = latest.baseFile?.size ?? 0;
     for (const l of latest.logFiles) bytes += l.size;
     s.latestBytes[k] = bytes;
-    const tg = touches.groupOf(partition, g.fileId);
-    let d = 0;
-    for (let t = tg < 0 ? -1 : touches.first(tg); t >= 0; t = touches.nextOf(t)) {
-      const w = writes[touches.write.get(t)]!.instant;
-      if (w.state === 'COMPLETED' && w.effectiveAction === 'deltacommit' && w.requestedTime > base) d++;
-    }
-    s.deltaCommits[k] = d;
   }
   if (ctx.mdtFiles) compareMdt(ctx.mdtFiles, s, files, groups);
   return s;
-}
-
-/** Listed files of the touches whose stats name no path (an inflight workload), as the collisions report them. */
-function pathlessFiles(ctx: PassContext, out: PassResult, partition: string, parsed: Parsed[]): void {
-  const { touches, writes } = ctx;
-  for (const p of parsed) {
-    if (!p) continue;
-    const tg = touches.groupOf(partition, p.fileId);
-    for (let t = tg < 0 ? -1 : touches.first(tg); t >= 0; t = touches.nextOf(t)) {
-      if (touches.has(t, HAS_PATH) || writes[touches.write.get(t)]!.instant.requestedTime !== p.instant) continue;
-      const list = out.pathlessFiles.get(t);
-      if (list) list.push(relOf(partition, p.name));
-      else out.pathlessFiles.set(t, [relOf(partition, p.name)]);
-    }
-  }
 }
 
 /**
@@ -415,16 +401,19 @@ function compareMdt(mdt: Map<string, Map<string, number>>, s: PartitionSummary, 
     const here = new Set(files.map((f) => f.name));
     for (const n of inMdt.keys()) if (!here.has(n)) s.missingOnStorage.push(relOf(s.partition, n));
   }
-  if (groups.length === 0) return;
-  const committed = new Set<string>();
   for (const g of groups) {
+    const committed = new Set<string>();
     for (const sl of g.slices) {
       if (sl.baseFile) committed.add(sl.baseFile.name);
       for (const l of sl.logFiles) committed.add(l.name);
       for (const l of sl.cdcLogFiles) committed.add(l.name);
     }
+    for (const n of committed) {
+      if (inMdt?.has(n)) continue;
+      s.missingInMdt.push(relOf(s.partition, n));
+      s.missingInMdtGroup.push(g.fileId);
+    }
   }
-  for (const n of committed) if (!inMdt?.has(n)) s.missingInMdt.push(relOf(s.partition, n));
 }
 
 /** A file-system view of the listed partitions, listed again (for the rare check that needs every file name). */

@@ -5,13 +5,13 @@
 // so memory follows the largest partition and the number of file groups, not the number of files.
 import { TblError } from '../errors/index.ts';
 import { viewAssembler, type ViewAssembler, type ViewTimeline } from '../fs-view/index.ts';
-import { listOrEmpty, mapLimit, type FileStatus } from '../storage/index.ts';
+import { listOrEmpty, mapLimit, type FileStatus, type Storage } from '../storage/index.ts';
 import { viewTimelineOf, type Table } from '../table/index.ts';
 import type { Timeline } from '../timeline/index.ts';
 import { joinPath, relativeTo } from '../util/index.ts';
-import { dirSummary, feedOutsideDir, feedTableDir, newPassResult, streamWalk, type FileCandidate, type PartitionSummary } from './listing.ts';
+import { dirSummary, feedOutsideDir, feedTableDir, newPassResult, streamWalk, type FileCandidate, type PartitionSummary, type PassContext, type PassResult } from './listing.ts';
 import { overlapCandidates, type InstantWrites, type OverlapContext } from './timing.ts';
-import type { Touches } from './touches.ts';
+import { HAS_PATH, type Touches } from './touches.ts';
 import { decodeWrites, instantMs, writeInstantsOf, type StatRef } from './writes.ts';
 
 export { dirSummary } from './listing.ts';
@@ -84,6 +84,8 @@ export interface TableScan {
   candidates: FileCandidate[];
   /** listed files of touches whose stats name no path (inflight workloads), by touch */
   pathlessFiles: Map<number, string[]>;
+  /** requested times of pending write instants (pathlessFiles covers their touches) */
+  pendingTimes: ReadonlySet<string>;
   /** files under the base path outside .hoodie (within the scope) and their bytes */
   fileCount: number;
   bytes: number;
@@ -98,6 +100,8 @@ export interface TableScan {
   reads: { instants: number; again: number };
   /** stats of instants read again, by index into writes */
   reread: Map<number, Promise<StatRef[]>>;
+  /** file names of partitions listed again for a finding */
+  relisted: Map<string, string[]>;
   warnings: string[];
 }
 
@@ -198,6 +202,28 @@ export async function scanTable(table: Table, opts: ScanOptions = {}): Promise<T
   const writes = writeInstantsOf(table, tl);
   const capable = overlapCandidates(writes, overlap);
   const capableSet = new Set(writes.filter((_, k) => capable[k]));
+  const byTime = new Map(writes.map((w) => [w.instant.requestedTime, w]));
+  // the listing pass needs timeline facts only (plans, not what replacecommits replaced: dropped afterwards)
+  const passCtx: PassContext = {
+    layout: table.config.layoutVersion,
+    asm: viewAssembler(plans),
+    byTime,
+    pending: new Set(writes.filter((w) => w.instant.state !== 'COMPLETED').map((w) => w.instant.requestedTime)),
+    overlap,
+    ...(capableSet.size > 0 ? { mayOverlap: (a: InstantWrites, b: InstantWrites) => capableSet.has(a) && capableSet.has(b) } : {}),
+    ...(mdt?.state === 'read' ? { mdtFiles: mdt.files } : {}),
+    ...(scope.since !== undefined ? { since: { instant: scope.since, ms: sinceMs! } } : {}),
+  };
+  const roots = parts ? parts.map((p) => ({ abs: joinPath(basePath, p), rel: p })) : [{ abs: basePath, rel: '' }];
+  if (parts) {
+    for (const r of roots) {
+      const st = await storage.stat(r.abs).catch(() => undefined);
+      if (!st?.isDirectory) throw new TblError('not-found', `${storage.uri(r.abs)}: no such partition directory`, { path: storage.uri(r.abs) });
+    }
+  }
+  // a local listing is synchronous (readdir, then a stat per file on first access): listing ahead would
+  // only hold more directories in memory at once
+  const listAhead = storage.scheme === 'file' ? 1 : concurrency;
   const inScope = parts ? (p: string) => parts.some((v) => p === v || p.startsWith(`${v}/`)) : undefined;
   progress.phase = 'instants';
   const decoded = await decodeWrites({
@@ -218,40 +244,16 @@ export async function scanTable(table: Table, opts: ScanOptions = {}): Promise<T
   });
   const viewTimeline: ViewTimeline = { ...plans, replacedFileGroups: decoded.viewReplaced };
   const asm = viewAssembler(viewTimeline);
-  const byTime = new Map(writes.map((w) => [w.instant.requestedTime, w]));
 
   progress.phase = 'listing';
   report();
-  const pass = newPassResult();
-  const ctx = {
-    layout: table.config.layoutVersion,
-    asm,
-    touches: decoded.touches,
-    writes,
-    byTime,
-    overlap,
-    ...(capableSet.size > 0 ? { mayOverlap: (a: InstantWrites, b: InstantWrites) => capableSet.has(a) && capableSet.has(b) } : {}),
-    ...(mdt?.state === 'read' ? { mdtFiles: mdt.files } : {}),
-    ...(scope.since !== undefined ? { since: { instant: scope.since, ms: sinceMs! } } : {}),
-  };
-  const roots = parts ? parts.map((p) => ({ abs: joinPath(basePath, p), rel: p })) : [{ abs: basePath, rel: '' }];
-  if (parts) {
-    for (const r of roots) {
-      const st = await storage.stat(r.abs).catch(() => undefined);
-      if (!st?.isDirectory) throw new TblError('not-found', `${storage.uri(r.abs)}: no such partition directory`, { path: storage.uri(r.abs) });
-    }
-  }
-  // a local listing is synchronous (readdir, then a stat per file on first access): listing ahead would
-  // only hold more directories in memory at once
-  const listAhead = storage.scheme === 'file' ? 1 : concurrency;
-  await streamWalk(storage, roots, new Set([metaPath]), listAhead, (rel, files: FileStatus[]) => {
-    feedTableDir(ctx, pass, rel, files);
-    progress.dirs = pass.dirs;
-    progress.files = pass.files;
-    progress.partitions = pass.partitions.length;
+  const pass = await listTable(storage, roots, metaPath, listAhead, passCtx, (p) => {
+    progress.dirs = p.dirs;
+    progress.files = p.files;
+    progress.partitions = p.partitions.length;
     report();
   });
-  pass.partitions.sort((a, b) => (a.partition < b.partition ? -1 : a.partition > b.partition ? 1 : 0));
+  const pathlessFiles = mergeListing(pass, decoded.touches, writes, viewTimeline, asm);
 
   progress.phase = 'markers';
   report();
@@ -265,7 +267,7 @@ export async function scanTable(table: Table, opts: ScanOptions = {}): Promise<T
   for (const root of opts.outsideDirs ?? []) {
     if (!(await storage.exists(root))) throw new TblError('not-found', `${storage.uri(root)}: no such directory`, { path: storage.uri(root) });
     const candidates: FileCandidate[] = [];
-    await streamWalk(storage, [{ abs: root, rel: '' }], new Set([joinPath(root, '.tblcli-trash')]), concurrency, (rel, files) => feedOutsideDir(ctx, candidates, rel, files));
+    await streamWalk(storage, [{ abs: root, rel: '' }], new Set([joinPath(root, '.tblcli-trash')]), concurrency, (rel, files) => feedOutsideDir(passCtx, candidates, rel, files));
     outside.push({ root, candidates });
   }
 
@@ -283,7 +285,8 @@ export async function scanTable(table: Table, opts: ScanOptions = {}): Promise<T
     capable,
     partitions: pass.partitions,
     candidates: pass.candidates,
-    pathlessFiles: pass.pathlessFiles,
+    pathlessFiles,
+    pendingTimes: passCtx.pending,
     fileCount: pass.files,
     bytes: pass.bytes,
     markerDirs,
@@ -293,8 +296,79 @@ export async function scanTable(table: Table, opts: ScanOptions = {}): Promise<T
     scope,
     reads: { instants: decoded.read, again: 0 },
     reread: new Map(),
+    relisted: new Map(),
     warnings,
   };
+}
+
+/** The listing pass over the table (or the --partitions roots), in this thread. */
+export async function listTable(
+  storage: Storage,
+  roots: { abs: string; rel: string }[],
+  metaPath: string,
+  listAhead: number,
+  ctx: PassContext,
+  onDir?: (p: PassResult) => void,
+): Promise<PassResult> {
+  const pass = newPassResult();
+  await streamWalk(storage, roots, new Set([metaPath]), listAhead, (rel, files: FileStatus[]) => {
+    feedTableDir(ctx, pass, rel, files);
+    onDir?.(pass);
+  });
+  pass.partitions.sort((a, b) => (a.partition < b.partition ? -1 : a.partition > b.partition ? 1 : 0));
+  return pass;
+}
+
+/**
+ * Joins the listing with the write stats: drops the file groups completed replacecommits replaced (the
+ * view leaves them out), counts each group's delta commits since its base file, and hands the listed
+ * files of pending instants to their touches. Returns those files by touch.
+ */
+function mergeListing(pass: PassResult, touches: Touches, writes: readonly InstantWrites[], vt: ViewTimeline, asm: ViewAssembler): Map<number, string[]> {
+  const replaced = new Map<string, Set<string>>();
+  for (const r of vt.replacedFileGroups) {
+    if (!asm.isCommitted(r.byInstant)) continue;
+    let ids = replaced.get(r.partition);
+    if (!ids) replaced.set(r.partition, (ids = new Set()));
+    ids.add(r.fileId);
+  }
+  for (const s of pass.partitions) {
+    const gone = replaced.get(s.partition);
+    if (gone && s.fileIds.some((id) => gone.has(id))) {
+      const keep = s.fileIds.map((id) => !gone.has(id));
+      s.fileIds = s.fileIds.filter((_, k) => keep[k]);
+      s.baseInstants = s.baseInstants.filter((_, k) => keep[k]);
+      s.latestBytes = s.latestBytes.filter((_, k) => keep[k]);
+      s.deltaCommits = new Int32Array(s.fileIds.length);
+      s.listing = s.listing.filter((c) => !gone.has(c.fileId));
+      const mdtKeep = s.missingInMdtGroup.map((id) => !gone.has(id));
+      s.missingInMdt = s.missingInMdt.filter((_, k) => mdtKeep[k]);
+      s.missingInMdtGroup = s.missingInMdtGroup.filter((_, k) => mdtKeep[k]);
+    }
+    for (let k = 0; k < s.fileIds.length; k++) {
+      const g = touches.groupOf(s.partition, s.fileIds[k]!);
+      let d = 0;
+      for (let t = g < 0 ? -1 : touches.first(g); t >= 0; t = touches.nextOf(t)) {
+        const w = writes[touches.write.get(t)]!.instant;
+        if (w.state === 'COMPLETED' && w.effectiveAction === 'deltacommit' && w.requestedTime > s.baseInstants[k]!) d++;
+      }
+      s.deltaCommits[k] = d;
+    }
+  }
+  if (replaced.size > 0) {
+    pass.candidates = pass.candidates.filter((c) => c.kind !== 'uncommitted-file' || !replaced.get(c.rel.includes('/') ? c.rel.slice(0, c.rel.lastIndexOf('/')) : '')?.has(c.fileId!));
+  }
+  const out = new Map<number, string[]>();
+  for (const [partition, fileId, instant, rel] of pass.pendingFiles) {
+    const g = touches.groupOf(partition, fileId);
+    for (let t = g < 0 ? -1 : touches.first(g); t >= 0; t = touches.nextOf(t)) {
+      if (touches.has(t, HAS_PATH) || writes[touches.write.get(t)]!.instant.requestedTime !== instant) continue;
+      const list = out.get(t);
+      if (list) list.push(rel);
+      else out.set(t, [rel]);
+    }
+  }
+  return out;
 }
 
 /**
