@@ -90,6 +90,7 @@ await build({
     'bench-lib': 'bench/lib.ts',
     'compaction-worker': 'src/services/compaction/worker.ts',
     'totals-worker': 'src/table/totals-worker.ts',
+    'triage-worker': 'src/triage/listing-worker.ts',
   },
   plugins: [lazyChildProcess],
 });

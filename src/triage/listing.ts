@@ -18,7 +18,7 @@ import { overlaps, type InstantWrites, type OverlapContext } from './timing.ts';
 import { SERVICE_ACTIONS } from './writes.ts';
 
 /** Lists `dir`; a directory that is gone (or not a directory) lists as empty. Local listings stat lazily. */
-async function listDir(storage: Storage, dir: string): Promise<FileStatus[]> {
+export async function listDir(storage: Storage, dir: string): Promise<FileStatus[]> {
   try {
     return await storage.list(dir, { lazyStatus: true });
   } catch (e) {

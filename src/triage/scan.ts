@@ -9,10 +9,11 @@ import { listOrEmpty, mapLimit, type FileStatus, type Storage } from '../storage
 import { viewTimelineOf, type Table } from '../table/index.ts';
 import type { Timeline } from '../timeline/index.ts';
 import { joinPath, relativeTo } from '../util/index.ts';
-import { dirSummary, feedOutsideDir, feedTableDir, newPassResult, streamWalk, type FileCandidate, type PartitionSummary, type PassContext, type PassResult } from './listing.ts';
+import { dirSummary, feedOutsideDir, feedTableDir, listDir, newPassResult, streamWalk, type FileCandidate, type PartitionSummary, type PassContext, type PassResult } from './listing.ts';
 import { overlapCandidates, type InstantWrites, type OverlapContext } from './timing.ts';
 import { HAS_PATH, type Touches } from './touches.ts';
-import { decodeWrites, instantMs, writeInstantsOf, type StatRef } from './writes.ts';
+import { decodeWrites, instantMs, statsFileOf, writeInstantsOf, type StatRef } from './writes.ts';
+import { ListingWorker, toJob, type ListingJob } from './listing-job.ts';
 
 export { dirSummary } from './listing.ts';
 export { instantMs } from './writes.ts';
@@ -102,6 +103,8 @@ export interface TableScan {
   reread: Map<number, Promise<StatRef[]>>;
   /** file names of partitions listed again for a finding */
   relisted: Map<string, string[]>;
+  /** which thread listed the table */
+  listedOn: 'worker' | 'main';
   warnings: string[];
 }
 
@@ -224,6 +227,24 @@ export async function scanTable(table: Table, opts: ScanOptions = {}): Promise<T
   // a local listing is synchronous (readdir, then a stat per file on first access): listing ahead would
   // only hold more directories in memory at once
   const listAhead = storage.scheme === 'file' ? 1 : concurrency;
+  // a large local table is listed on a worker thread while this one reads the write stats
+  const onWorkerProgress = (p: { dirs: number; files: number; partitions: number }) => {
+    Object.assign(progress, p);
+    report();
+  };
+  const worker = storage.scheme === 'file' && (await worthAWorker(table, writes, roots)) ? ListingWorker.start(listingJob(), onWorkerProgress) : undefined;
+  function listingJob(): ListingJob {
+    const completion: [string, string][] = [];
+    if (table.config.layoutVersion === 2) {
+      const seen = new Set<string>();
+      for (const i of tl.instants) {
+        if (i.state !== 'COMPLETED' || seen.has(i.requestedTime)) continue;
+        seen.add(i.requestedTime);
+        if (i.completionTime !== undefined) completion.push([i.requestedTime, i.completionTime]);
+      }
+    }
+    return toJob(roots, metaPath, passCtx, plans, completion, writes, capable, heartbeats, HEARTBEAT_EXPIRY_MS);
+  }
   const inScope = parts ? (p: string) => parts.some((v) => p === v || p.startsWith(`${v}/`)) : undefined;
   progress.phase = 'instants';
   const decoded = await decodeWrites({
@@ -247,12 +268,15 @@ export async function scanTable(table: Table, opts: ScanOptions = {}): Promise<T
 
   progress.phase = 'listing';
   report();
-  const pass = await listTable(storage, roots, metaPath, listAhead, passCtx, (p) => {
-    progress.dirs = p.dirs;
-    progress.files = p.files;
-    progress.partitions = p.partitions.length;
-    report();
-  });
+  const fromWorker = await worker?.result();
+  const pass =
+    fromWorker ??
+    (await listTable(storage, roots, metaPath, listAhead, passCtx, (p) => {
+      progress.dirs = p.dirs;
+      progress.files = p.files;
+      progress.partitions = p.partitions.length;
+      report();
+    }));
   const pathlessFiles = mergeListing(pass, decoded.touches, writes, viewTimeline, asm);
 
   progress.phase = 'markers';
@@ -297,8 +321,22 @@ export async function scanTable(table: Table, opts: ScanOptions = {}): Promise<T
     reads: { instants: decoded.read, again: 0 },
     reread: new Map(),
     relisted: new Map(),
+    listedOn: fromWorker ? 'worker' : 'main',
     warnings,
   };
+}
+
+/** Whether a worker's start-up (~50 ms) pays: metadata of 8 MiB or more to read, or 64 or more entries at the top. */
+async function worthAWorker(table: Table, writes: readonly InstantWrites[], roots: { abs: string }[]): Promise<boolean> {
+  let bytes = 0;
+  for (const w of writes) {
+    const state = statsFileOf(w.instant);
+    if (state) bytes += w.instant.files[state]!.size;
+  }
+  if (bytes >= 8 << 20) return true;
+  let entries = 0;
+  for (const r of roots) entries += (await listDir(table.storage, r.abs)).length;
+  return entries >= 64;
 }
 
 /** The listing pass over the table (or the --partitions roots), in this thread. */
