@@ -5,7 +5,7 @@
 // files → 4 commits, 2,000,000 files → 40 commits. Layout 1 (table version 6) writes JSON commit
 // metadata like Hudi 0.x, layout 2 (table version 8) Avro like 1.x.
 // Usage: node bench/gen-triage.mjs <dir> [groups=50000] [partitions=100] [layout=1]
-import { closeSync, existsSync, mkdirSync, openSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, linkSync, mkdirSync, openSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -38,19 +38,25 @@ export async function generateTriageTable(dir, { groups = 50000, partitions = 10
       mkdirSync(join(dir, part), { recursive: true });
       writeFileSync(join(dir, part, '.hoodie_partition_metadata'), `commitTime=${t(first)}\npartitionDepth=1\n`);
       for (let s = 0; s < 4; s++) stats[s][part] = [];
+      // every data file is a hard link to one empty file per partition: one syscall per file, no inode
+      // each (2,000,000 files generate in minutes); what triage sees (names, size 0) is the same
+      const empty = join(dir, part, '.bench-empty');
+      closeSync(openSync(empty, 'w'));
+      const touch = (name) => linkSync(empty, join(dir, part, name));
       for (let g = 0; g < perPartition && p * perPartition + g < groups; g++) {
         const fileId = `${String(p).padStart(5, '0')}${String(g).padStart(3, '0')}-aaaa-4bbb-8ccc-dddddddddddd-0`;
         const base = `${fileId}_0-1-${g}_${t(first)}.parquet`;
-        closeSync(openSync(join(dir, part, base), 'w'));
+        touch(base);
         stats[0][part].push(stat(fileId, `${part}/${base}`, null, part));
         for (let v = 1; v <= 3; v++) {
           // layout 1 names a log after its base instant, layout 2 after the deltacommit that wrote it
           const log = `.${fileId}_${t(layout === 2 ? first + v : first)}.log.${v}_0-${v + 1}-${g}`;
-          closeSync(openSync(join(dir, part, log), 'w'));
+          touch(log);
           stats[v][part].push({ ...stat(fileId, `${part}/${log}`, t(first), part), logVersion: v, logOffset: 0, baseFile: base, logFiles: [log] });
         }
         files += 4;
       }
+      unlinkSync(empty);
     }
     for (let i = 0; i < 4; i++) {
       const m = { partitionToWriteStats: stats[i], compacted: false, extraMetadata: {}, operationType: i === 0 ? 'INSERT' : 'UPSERT' };

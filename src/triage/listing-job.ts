@@ -61,7 +61,7 @@ export function fromJob(job: ListingJob): PassContext {
   const completion = new Map(job.view.completionTimes);
   const vt: ViewTimeline = { ...job.view, completionTimeOf: (t) => completion.get(t) };
   const writes = job.writes.map(
-    (w): InstantWrites => ({ instant: { requestedTime: w.t, state: w.state, effectiveAction: w.action } as Instant, startMs: w.start, endMs: w.end, replaced: [], statCount: 0 }),
+    (w): InstantWrites => ({ instant: { requestedTime: w.t, state: w.state, effectiveAction: w.action } as Instant, startMs: w.start, endMs: w.end, replaced: [] }),
   );
   const capable = new Set(writes.filter((_, k) => job.writes[k]!.capable));
   const heartbeats = new Map(job.heartbeats);

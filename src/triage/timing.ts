@@ -11,8 +11,6 @@ export interface InstantWrites {
   endMs?: number;
   /** partitionToReplaceFileIds of a completed instant */
   replaced: { partition: string; fileId: string }[];
-  /** write stats read from its file (the completed metadata, or a pending instant's inflight workload) */
-  statCount: number;
 }
 
 export interface OverlapContext {

@@ -56,8 +56,6 @@ export class Touches {
   readonly kept = new Map<number, string[]>();
   /** per write: sorted fingerprints of its stat paths */
   readonly fingerprints: (Uint32Array | undefined)[] = [];
-  /** touches with no stat path (inflight workloads): their files come from the listing */
-  pathless = 0;
   private lastPartition: string | undefined;
   private lastMap: Map<string, number> | undefined;
 

@@ -28,7 +28,7 @@ export function writeInstantsOf(table: Table, tl: Timeline): InstantWrites[] {
   return tl.instants
     .filter((i) => WRITE_ACTIONS.has(i.action) || WRITE_ACTIONS.has(i.effectiveAction))
     .map((i) => {
-      const w: InstantWrites = { instant: i, replaced: [], statCount: 0, startMs: instantMs(i.requestedTime, table) };
+      const w: InstantWrites = { instant: i, replaced: [], startMs: instantMs(i.requestedTime, table) };
       if (i.state === 'COMPLETED') w.endMs = i.completionTime ? instantMs(i.completionTime, table) : i.files.COMPLETED?.mtimeMs;
       return w;
     });
@@ -140,14 +140,11 @@ function decodeOne(o: DecodeOptions, touches: Touches, k: number, bytes: Uint8Ar
   const record = o.since === undefined || i.requestedTime >= o.since;
   const service = SERVICE_ACTIONS.has(i.effectiveAction);
   const completed = i.state === 'COMPLETED';
-  const first = touches.size;
   const fps: number[] = [];
   const pathTouch: number[] = [];
   const paths: string[] = [];
-  let count = 0;
   visitWriteRefs(bytes, { path: uri }, {
     stat(partitionPath, fileId, prevCommit, path) {
-      count++;
       if (path) fps.push(nameFingerprint(path));
       if (!record || !fileId || (o.inScope && !o.inScope(partitionPath))) return;
       const t = touches.touch(partitionPath, fileId, k);
@@ -168,7 +165,6 @@ function decodeOne(o: DecodeOptions, touches: Touches, k: number, bytes: Uint8Ar
     },
   });
   if (!record) return;
-  w.statCount = count;
   touches.fingerprints[k] = Uint32Array.from(fps).sort();
   // which of this instant's touches keep their paths
   const keep = (t: number): boolean => {
@@ -178,7 +174,6 @@ function decodeOne(o: DecodeOptions, touches: Touches, k: number, bytes: Uint8Ar
     const plan = o.planned.get(`${touches.groupPartition[g]}\u0000${touches.groupFileId[g]}`);
     return plan !== undefined && i.requestedTime > plan;
   };
-  for (let t = first; t < touches.size; t++) if (!touches.has(t, HAS_PATH)) touches.pathless++;
   for (let n = 0; n < pathTouch.length; n++) {
     const t = pathTouch[n]!;
     if (!keep(t)) continue;
