@@ -353,10 +353,16 @@ function listingCandidates(
   }
   const baseCount = found.length;
   for (const [fileId, all] of logs) {
-    if (all.length < 2) continue;
+    if (all.length < 2 || (ctx.layout === 2 && !ctx.mayOverlap)) continue;
     const list = all.filter((l) => !l.cdcSuffix && !replaced?.has(l.name) && inScope(l));
     if (list.length < 2) continue;
     if (ctx.layout === 1) {
+      // most groups: no log version written twice (checked without building keys)
+      let twice = list.length > 64;
+      for (let i = 1; i < list.length && !twice; i++) {
+        for (let j = 0; j < i && !twice; j++) twice = list[i]!.version === list[j]!.version && list[i]!.instant === list[j]!.instant;
+      }
+      if (!twice) continue;
       const byVersion = new Map<string, LogFile[]>();
       for (const l of list) {
         const v = `${l.instant}.${l.version}`;
@@ -373,14 +379,13 @@ function listingCandidates(
       }
       continue;
     }
-    if (!ctx.mayOverlap) continue;
     const instants = [...new Set(list.map((l) => l.instant))].sort();
     for (let i = 0; i < instants.length; i++) {
       for (let j = i + 1; j < instants.length; j++) {
         const a = ctx.byTime.get(instants[i]!);
         const b = ctx.byTime.get(instants[j]!);
         if (!a || !b || SERVICE_ACTIONS.has(a.instant.effectiveAction) || SERVICE_ACTIONS.has(b.instant.effectiveAction)) continue;
-        if (!ctx.mayOverlap(a, b) || !overlaps(a, b, ctx.overlap)) continue;
+        if (!ctx.mayOverlap!(a, b) || !overlaps(a, b, ctx.overlap)) continue;
         found.push({
           at: list[0]!,
           c: { kind: 'log-overlap', fileId, a: instants[i]!, b: instants[j]!, files: list.filter((l) => l.instant === instants[i] || l.instant === instants[j]).map((l) => relOf(partition, l.name)) },
