@@ -287,10 +287,10 @@ export function scanCommitJson(bytes: Uint8Array): ScannedRefs | undefined {
 type Latin1 = { latin1Slice(start: number, end: number): string };
 
 /**
- * Reads field `f` of each stat as strOrNull reads it. A value equal to the previous stat's (a partition
- * path, a previous commit) is that same string, not a new one.
+ * Reads field `f` of each stat as strOrNull reads it. With `repeats` (a partition path, a previous
+ * commit), a value equal to the previous stat's is that same string, not a new one.
  */
-export function scannedFieldReader(sc: ScannedRefs, f: number): (i: number) => string | null {
+export function scannedFieldReader(sc: ScannedRefs, f: number, repeats: boolean): (i: number) => string | null {
   const { buf, stats } = sc;
   let lastStart = -1;
   let lastEnd = -1;
@@ -302,7 +302,7 @@ export function scannedFieldReader(sc: ScannedRefs, f: number): (i: number) => s
     const start = stats[at]!;
     const end = stats[at + 1]!;
     if (kind !== PLAIN) return JSON.parse(buf.toString('utf8', start - 1, end + 1)) as string;
-    if (lastStart >= 0 && end - start === lastEnd - lastStart) {
+    if (repeats && lastStart >= 0 && end - start === lastEnd - lastStart) {
       let k = 0;
       const len = end - start;
       while (k < len && buf[start + k] === buf[lastStart + k]) k++;

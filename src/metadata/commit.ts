@@ -341,10 +341,10 @@ function visitScanned(sc: ScannedRefs, v: WriteRefVisitor): void {
     // key order and duplicate keys exactly as JSON.parse and iterationOrder treat them
     const keys = JSON.parse(`{${sc.partitions.map((e, i) => `${JSON.stringify(e.key)}:${i}`).join(',')}}`) as Rec;
     const parts = iterationOrder(keys);
-    const partitionPath = scannedFieldReader(sc, FIELD_INDEX.partitionPath);
-    const fileId = scannedFieldReader(sc, FIELD_INDEX.fileId);
-    const prevCommit = scannedFieldReader(sc, FIELD_INDEX.prevCommit);
-    const path = scannedFieldReader(sc, FIELD_INDEX.path);
+    const partitionPath = scannedFieldReader(sc, FIELD_INDEX.partitionPath, true);
+    const fileId = scannedFieldReader(sc, FIELD_INDEX.fileId, false);
+    const prevCommit = scannedFieldReader(sc, FIELD_INDEX.prevCommit, true);
+    const path = scannedFieldReader(sc, FIELD_INDEX.path, false);
     for (const k of Object.keys(parts)) {
       const e = sc.partitions[parts[k] as number]!;
       for (let i = e.from; i < e.to; i++) v.stat(partitionPath(i) ?? k, fileId(i) ?? '', prevCommit(i), path(i));

@@ -6,7 +6,7 @@ import { listFiles, relistView } from './listing.ts';
 import { COLLISION_TEXT } from './runbook.ts';
 import type { TableScan } from './scan.ts';
 import { overlaps, window, type InstantWrites } from './timing.ts';
-import { CREATED, HAS_PATH, NON_LOG } from './touches.ts';
+import { CREATED, HAS_PATH } from './touches.ts';
 import type { CollisionKind, Finding, Severity } from './types.ts';
 import { rereadStats, SERVICE_ACTIONS, type StatRef } from './writes.ts';
 
@@ -88,7 +88,8 @@ export async function findCollisions(scan: TableScan, opts: CollisionOptions = {
   const wOf = (t: number): InstantWrites => W[T.write.get(t)]!;
   const timeOf = (t: number) => wOf(t).instant.requestedTime;
   const created = (t: number) => T.has(t, CREATED);
-  const isLogOnly = (t: number) => T.has(t, HAS_PATH) && !T.has(t, NON_LOG);
+  /** whether every stat path of the touch is a log file (false without paths) */
+  const isLogOnly = async (t: number) => T.has(t, HAS_PATH) && (await statPaths(t)).every((p) => parseLogFileName(baseName(p)) !== undefined);
   /** the touch's stat paths, in stat order ([] for an inflight workload) */
   const statPaths = async (t: number): Promise<string[]> => {
     if (!T.has(t, HAS_PATH)) return [];
@@ -162,7 +163,7 @@ export async function findCollisions(scan: TableScan, opts: CollisionOptions = {
         const tb = timeOf(b);
         reportedPairs.add(pairKey(partition, fileId, ta, tb));
         const files = [...(await filesOf(a)), ...(await filesOf(b))];
-        if (isLogOnly(a) && isLogOnly(b)) {
+        if ((await isLogOnly(a)) && (await isLogOnly(b))) {
           add(finding('overlapping-log-appends', 'warning', partition, fileId, [ta, tb], files,
             `log files of file group ${fileId} in '${partition}' appended by overlapping instants ${window(wOf(a))}; ${window(wOf(b))}`));
           continue;

@@ -1,5 +1,5 @@
 // The write stats of every write instant, as compact per-file-group records: which instants touched a
-// file group (in timeline order), whether one created it, whether it wrote only log files. Paths are kept
+// file group (in timeline order), whether one created it, whether its stats name paths. Paths are kept
 // only for touches that can appear in a finding (creators, writers overlapping another writer, writes
 // after a pending plan); every stat path leaves a 32-bit fingerprint, so a lookup by path re-reads only
 // the instants that may name it.
@@ -30,8 +30,6 @@ export class IntColumn {
 
 export const CREATED = 1;
 export const HAS_PATH = 2;
-/** a stat path that is not a log file */
-export const NON_LOG = 4;
 
 /** FNV-1a of the last path segment of `p` (what a listed file name is matched against). */
 export function nameFingerprint(p: string): number {

@@ -2,13 +2,12 @@
 // into the compact per-file-group touches; and, for the rare finding that needs a stat path the store
 // did not keep, reads one instant again.
 import { visitWriteRefs } from '../metadata/index.ts';
-import { parseLogFileName } from '../fs-view/index.ts';
 import type { Storage } from '../storage/index.ts';
 import type { Table } from '../table/index.ts';
 import { WRITE_ACTIONS, type Instant, type Timeline } from '../timeline/index.ts';
-import { baseName, parseInstantTime } from '../util/index.ts';
+import { parseInstantTime } from '../util/index.ts';
 import type { InstantWrites } from './timing.ts';
-import { CREATED, HAS_PATH, NON_LOG, nameFingerprint, Touches } from './touches.ts';
+import { CREATED, HAS_PATH, nameFingerprint, Touches } from './touches.ts';
 
 export const SERVICE_ACTIONS = new Set(['compaction', 'logcompaction', 'clustering']);
 
@@ -152,7 +151,6 @@ function decodeOne(o: DecodeOptions, touches: Touches, k: number, bytes: Uint8Ar
       if (!service && isCreate(prevCommit)) f |= CREATED;
       if (path) {
         f |= HAS_PATH;
-        if (parseLogFileName(baseName(path)) === undefined) f |= NON_LOG;
         pathTouch.push(t);
         paths.push(path);
       }
