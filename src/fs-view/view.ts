@@ -239,6 +239,7 @@ export function viewAssembler(timeline: ViewTimeline, opts: ViewOptions = {}): V
     return assembleParsed(partition, bases, logs, excluded);
   };
 
+  const order = logOrder(layout);
   const assembleParsed = (partition: string, bases: ReadonlyMap<string, BaseFile[]>, logs: ReadonlyMap<string, LogFile[]>, excluded: ExcludedFile[]): FileGroup[] => {
     const groups: FileGroup[] = [];
     const fileIds = [...new Set([...bases.keys(), ...logs.keys()])].sort();
@@ -278,7 +279,7 @@ export function viewAssembler(timeline: ViewTimeline, opts: ViewOptions = {}): V
         const s = sliceAt(compactionAt);
         s.pendingCompaction = true;
       }
-      const ordered = [...fgLogs].sort((a, b) => cmp(a.instant, b.instant));
+      const ordered = fgLogs.length > 1 ? [...fgLogs].sort((a, b) => cmp(a.instant, b.instant)) : fgLogs;
       // slice base instants, ascending (recomputed when a log opens a slice of its own)
       let keys: string[] | undefined;
       for (const l of ordered) {
@@ -307,14 +308,15 @@ export function viewAssembler(timeline: ViewTimeline, opts: ViewOptions = {}): V
         const s = sliceAt(target ?? l.instant);
         (l.cdcSuffix ? s.cdcLogFiles : s.logFiles).push(l);
       }
-      const sorted = [...slices.values()].sort((a, b) => cmp(a.baseInstant, b.baseInstant));
-      const order = logOrder(layout);
+      const sorted = [...slices.values()];
+      if (sorted.length > 1) sorted.sort((a, b) => cmp(a.baseInstant, b.baseInstant));
       for (const s of sorted) {
-        s.logFiles.sort(order);
-        s.cdcLogFiles.sort(order);
+        if (s.logFiles.length > 1) s.logFiles.sort(order);
+        if (s.cdcLogFiles.length > 1) s.cdcLogFiles.sort(order);
       }
       // a slice without base file and without logs only survives as a pending-compaction slice
-      const live = sorted.filter((s) => s.baseFile || s.logFiles.length > 0 || s.pendingCompaction);
+      const isLive = (s: FileSlice) => s.baseFile || s.logFiles.length > 0 || s.pendingCompaction;
+      const live = sorted.every(isLive) ? sorted : sorted.filter(isLive);
       if (live.length === 0) continue;
       const fg: FileGroup = { partition, fileId, slices: live };
       const pc = clustering.get(key);

@@ -115,20 +115,19 @@ export async function findCollisions(scan: TableScan, opts: CollisionOptions = {
   const capable = scan.capable;
   const mayOverlap = (a: number, b: number) => capable[T.write.get(a)]! && capable[T.write.get(b)]! && overlaps(wOf(a), wOf(b), scan.overlap);
 
-  const list: number[] = [];
   for (let g = 0; g < T.groups; g++) {
-    const partition = T.groupPartition[g]!;
-    const fileId = T.groupFileId[g]!;
     // most groups: one creator and no write that overlaps another, so nothing to pair up
     let creatorCount = 0;
     let overlapping = 0;
-    list.length = 0;
     for (let t = T.first(g); t >= 0; t = T.nextOf(t)) {
-      list.push(t);
       if (created(t)) creatorCount++;
       if (capable[T.write.get(t)]) overlapping++;
     }
     if (creatorCount < 2 && overlapping < 2) continue;
+    const partition = T.groupPartition[g]!;
+    const fileId = T.groupFileId[g]!;
+    const list: number[] = [];
+    for (let t = T.first(g); t >= 0; t = T.nextOf(t)) list.push(t);
     const creators = list.filter(created);
     // creators whose windows overlap are two concurrent writers (two jobs); the others created it one after another
     const concurrent = new Set<number>();
