@@ -64,7 +64,7 @@ function once(args) {
   const r = spawnSync(node, ['--import', pathToFileURL(rss).href, ...args], { stdio: ['ignore', 'pipe', 'pipe', 'pipe'], maxBuffer: 1 << 30 });
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
   if (r.status !== 0) throw new Error(`node ${args.join(' ')} failed (${r.status}): ${r.stderr}`);
-  const [kb, us] = r.output[3].toString().split(' ').map(Number);
+  const [kb, us] = r.output[3].toString().trim().split('\n').at(-1).split(' ').map(Number);
   return { ms, rssMB: kb / 1024, cpuMs: us / 1000, stdout: r.stdout };
 }
 
