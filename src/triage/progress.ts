@@ -21,7 +21,8 @@ const n = (v: number) => v.toLocaleString('en-US');
 
 export function formatProgress(p: ScanProgress): string {
   const instants = p.instantsTotal > 0 ? `instants ${n(p.instantsRead)}/${n(p.instantsTotal)}` : 'timeline';
-  if (p.phase === 'timeline' || p.phase === 'instants') return `scanning: reading ${instants}`;
+  // a large local table is listed while the instants are read
+  if ((p.phase === 'timeline' || p.phase === 'instants') && p.dirs === 0) return `scanning: reading ${instants}`;
   return `scanning: ${instants}, listed ${n(p.dirs)} dirs, ${n(p.files)} files, ${n(p.partitions)} partitions${p.phase === 'markers' ? ', markers' : ''}`;
 }
 
