@@ -118,18 +118,40 @@ export function exitCodeFor(e: unknown): number {
   }
 }
 
-/** One line for stderr: the message plus the hint; the cause chain only with --debug. */
-export function formatError(e: unknown, debug: boolean): string {
+/** Rewrites the frames of a stack to their original sources (the CLI's: commands/stack.ts reads its source maps). */
+export type StackMapper = (stack: string) => string;
+
+// a frame in tblcli's own sources, shown from the package root: `src/table/open.ts:51:15`
+const OWN_FRAME = /^\s*at (?:.*? \()?(?:.*\/)?((?:src|commands)\/[^()]+?\.tsx?:\d+:\d+)\)?$/;
+
+/** Where in tblcli's sources `e` was thrown (its innermost own frame), for the one-line bug report. */
+export function ownFrameOf(e: Error, mapStack: StackMapper = (s) => s): string | undefined {
+  if (typeof e.stack !== 'string') return undefined;
+  for (const line of mapStack(e.stack).split('\n')) {
+    const m = OWN_FRAME.exec(line);
+    if (m) return m[1];
+  }
+  return undefined;
+}
+
+/**
+ * One line for stderr: the message plus the hint (a bug also names where in tblcli's sources it was
+ * thrown); the cause chain and the stacks, mapped by `mapStack`, only with --debug.
+ */
+export function formatError(e: unknown, debug: boolean, mapStack: StackMapper = (s) => s): string {
   if (!(e instanceof Error)) return `error: ${String(e)}`;
   const bug = !(e instanceof TblError) || e.kind === 'bug';
   let line = `error: ${e.message.split('\n')[0]}`;
   if (e instanceof TblError && e.hint) line += ` (${e.hint})`;
-  if (bug && !debug) line += ' [this is a bug in tblcli; rerun with --debug and report it]';
+  if (bug && !debug) {
+    const at = ownFrameOf(e, mapStack);
+    line += `${at ? ` (at ${at})` : ''} [this is a bug in tblcli; rerun with --debug and report it]`;
+  }
   if (!debug) return line;
   const parts = [line];
   let cur: unknown = e;
   while (cur instanceof Error) {
-    if (cur.stack) parts.push(cur.stack);
+    if (cur.stack) parts.push(mapStack(cur.stack));
     cur = cur.cause;
     if (cur !== undefined && !(cur instanceof Error)) parts.push(`caused by: ${String(cur)}`);
   }

@@ -1,8 +1,9 @@
 // DELETE block content (format-data.md §3.4): int32 version | int32 length | data.
 // Version 3 data is an Avro datum of org.apache.hudi.avro.model.HoodieDeleteRecordList (decoded by the
-// metadata codecs, the same ones the log writer encodes with). Versions 1–2 are Kryo and not supported.
+// metadata codecs, the same ones the log writer encodes with); versions 1 (Hudi ≤ 0.10, HoodieKey[])
+// and 2 (0.11–0.13, DeleteRecord[]) are Kryo, read by the metadata codecs' small Kryo reader.
 import { TblError } from '../errors/index.ts';
-import { decodeDeleteRecordList, type OrderingValue } from '../metadata/index.ts';
+import { decodeDeleteRecordList, decodeKryoDeleteRecords, type DeleteRecord as DecodedDeleteRecord, type OrderingValue } from '../metadata/index.ts';
 
 /** Java class of an ordering value; the EVENT_TIME delete rule compares values only within one class. */
 export type OrderingClass =
@@ -48,9 +49,9 @@ function decimalValue(bytes: Uint8Array): number {
   return Number(v) / 1e15;
 }
 
-/** The records of a version-3 delete block, with each ordering value's Java class (one Avro codec: src/metadata). */
-function deleteRecordsOf(data: Uint8Array, path: string): DeleteRecord[] {
-  return decodeDeleteRecordList(data, { path }).map((r) => {
+/** Delete records with each ordering value's Java class (the Avro and Kryo codecs: src/metadata). */
+function withOrderingClasses(records: DecodedDeleteRecord[]): DeleteRecord[] {
+  return records.map((r) => {
     const rec: DeleteRecord = { recordKey: r.recordKey, partitionPath: r.partitionPath, orderingVal: null };
     if (r.orderingVal) {
       rec.orderingClass = CLASS_OF[r.orderingVal.type];
@@ -65,17 +66,13 @@ export function decodeDeleteBlockContent(content: Uint8Array, path?: string): De
   if (content.length < 8) throw new TblError('logfile', `delete block content too short (${content.length} bytes)`, { path });
   const dv = new DataView(content.buffer, content.byteOffset, content.byteLength);
   const version = dv.getInt32(0);
-  if (version < 3) {
-    throw new TblError(
-      'unsupported',
-      `delete block content version ${version} is Kryo-encoded (written by Hudi <= 0.10) and cannot be decoded`,
-      { path, hint: 'compact the file group with Hudi (Java) once, or read it with a 0.10 reader' },
-    );
-  }
+  if (version < 1) throw new TblError('logfile', `delete block content version ${version} is not a version (1, 2 or 3)`, { path });
   if (version > 3) throw new TblError('unsupported', `delete block content version ${version} is newer than 3`, { path });
   const len = dv.getInt32(4);
   if (len < 0 || 8 + len > content.length) {
     throw new TblError('logfile', `delete block data length ${len} exceeds the content (${content.length - 8} bytes)`, { path });
   }
-  return deleteRecordsOf(content.subarray(8, 8 + len), path ?? '<delete block>');
+  const data = content.subarray(8, 8 + len);
+  const ctx = { path: path ?? '<delete block>' };
+  return withOrderingClasses(version === 3 ? decodeDeleteRecordList(data, ctx) : decodeKryoDeleteRecords(data, version as 1 | 2, ctx));
 }

@@ -38,7 +38,7 @@ export interface LogBlock {
   deletes?: DeleteRecord[];
   /** set on CORRUPT_BLOCKs (framing) and on blocks whose content could not be decoded */
   corrupt?: { reason: string };
-  /** why records were not decoded although asked (HFile without decoder, Kryo deletes, ...) */
+  /** why records were not decoded although asked (HFile without decoder, a Kryo delete of a class not decoded, ...) */
   unsupported?: string;
 }
 
@@ -51,6 +51,8 @@ export interface ReadLogOptions {
   chunkSize?: number;
   /** decoder for HFILE_DATA blocks (metadata table); without it their records are left undefined */
   decodeHFile?: (content: Uint8Array, header: Record<string, string>) => Promise<LogRecord[]> | LogRecord[];
+  /** records with the values compaction writes back (exact decimals, raw dates and timestamps; content.ts) */
+  exactValues?: boolean;
 }
 
 /** Buffered positional reads through Storage.readRange. */

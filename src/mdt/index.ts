@@ -6,11 +6,13 @@ export {
   combineFiles,
   decodeFilesRecord,
   FILES_PARTITION,
-  ALL_PARTITIONS_KEY,
-  NON_PARTITIONED_NAME,
   type FileInfo,
   type FilesRecord,
   type MetadataTableFiles,
   type SkippedBlock,
 } from './files.ts';
 export { metadataTableStats, type MetadataTableStats, type MetadataPartitionStats } from './stats.ts';
+export * from './keys.ts';
+export * from './records.ts';
+// column-stats.ts (parquet footers → records) is imported directly: it loads hyparquet, which the
+// read-only metadata commands do not need

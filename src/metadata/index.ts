@@ -44,5 +44,7 @@ export {
   type DeleteRecord,
   type OrderingValue,
 } from './datum.ts';
+export { decodeKryoDeleteRecords } from './kryo-delete-records.ts';
 export { jacksonPretty, type JacksonValue } from './jackson.ts';
 export { KEY_ORDER, orderedKeys, setKeyOrder, parseOrderedJson, javaHashMapOrder } from './ordered-json.ts';
+export { parseAvroSchema, decodeAvroBinary, encodeAvroBinary, branchName, recordField, type AvroNode, type AvroField, type AvroValue } from './avro-binary.ts';

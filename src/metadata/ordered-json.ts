@@ -2,26 +2,22 @@
 // ("10","20","30"), but Hudi writes maps in Java HashMap order (e.g. "30","20","10" for partition keys), so
 // a byte-exact re-encode needs the original order. It is kept under a non-enumerable symbol.
 
+import { javaStringHashCode } from '../util/index.ts';
+
 export const KEY_ORDER: unique symbol = Symbol('tblcli.keyOrder');
 
 type Obj = Record<string, unknown> & { [KEY_ORDER]?: string[] };
 
-function javaStringHash(s: string): number {
-  let h = 0;
-  for (let i = 0; i < s.length; i++) h = (Math.imul(h, 31) + s.charCodeAt(i)) | 0;
-  return h;
-}
-
 /**
- * Iteration order of a java.util.HashMap filled with `keys` (load factor 0.75). `initialCapacity` as
- * given to the constructor: 16 by default; Avro's map reader uses the entry count.
+ * Iteration order of a java.util.HashMap filled with `keys` (load factor 0.75 unless given). `initialCapacity`
+ * as given to the constructor: 16 by default; Avro's map reader uses the entry count.
  */
-export function javaHashMapOrder(keys: string[], initialCapacity = 16): string[] {
+export function javaHashMapOrder(keys: string[], initialCapacity = 16, loadFactor = 0.75): string[] {
   let cap = 1;
   while (cap < Math.max(1, initialCapacity)) cap *= 2;
-  while (keys.length > cap * 0.75) cap *= 2;
+  while (keys.length > cap * loadFactor) cap *= 2;
   const bucket = (k: string) => {
-    const h = javaStringHash(k);
+    const h = javaStringHashCode(k);
     return (h ^ (h >>> 16)) & (cap - 1);
   };
   return keys.map((k, i) => [bucket(k), i, k] as const).sort((a, b) => a[0] - b[0] || a[1] - b[1]).map((x) => x[2]);

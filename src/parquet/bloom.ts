@@ -1,6 +1,6 @@
 // Hudi's record-key bloom filter as stored in the parquet footer key `org.apache.hudi.bloomfilter`:
 // Base64 of a Hadoop-format filter (org.apache.hudi.common.bloom.InternalBloomFilter /
-// InternalDynamicBloomFilter, DataOutputStream big-endian), hashed with Hadoop's MurmurHash2.
+// InternalDynamicBloomFilter, DataOutputStream big-endian), hashed with Hudi's port of MurmurHash2.
 // Bit-compatible with Java so Hudi's bloom index can prune with the files we write.
 import { TblError } from '../errors/index.ts';
 
@@ -30,7 +30,10 @@ export function bloomNumHashes(bitSize: number, numEntries: number): number {
   return Math.ceil((Math.log(2) * bitSize) / numEntries);
 }
 
-/** Hadoop org.apache.hadoop.util.hash.MurmurHash.hash(data, 0, len, seed): Java signed bytes, int arithmetic. */
+/**
+ * org.apache.hudi.common.util.hash.MurmurHash.hash(data, 0, len, seed) (Hudi's port of Hadoop's
+ * MurmurHash2, whose tail order differs): Java signed bytes, int arithmetic.
+ */
 export function murmurHash(data: Uint8Array, seed: number): number {
   const m = 0x5bd1e995;
   const length = data.length;
@@ -49,12 +52,13 @@ export function murmurHash(data: Uint8Array, seed: number): number {
     h = Math.imul(h, m);
     h ^= k;
   }
-  const lenM = len4 << 2;
-  const left = length - lenM;
+  const left = length - (len4 << 2);
   if (left !== 0) {
-    if (left >= 3) h ^= sb(lenM + 2) << 16;
-    if (left >= 2) h ^= sb(lenM + 1) << 8;
-    if (left >= 1) h ^= sb(lenM);
+    // Hudi's port reads the tail from the end (data[length - 3] << 16, …), unlike Hadoop's MurmurHash
+    // (data[len_m + 2] << 16, …): the two differ for 2- and 3-byte tails, and Hudi files use Hudi's
+    if (left >= 3) h ^= sb(length - 3) << 16;
+    if (left >= 2) h ^= sb(length - 2) << 8;
+    if (left >= 1) h ^= sb(length - 1);
     h = Math.imul(h, m);
   }
   h ^= h >>> 13;
@@ -104,13 +108,12 @@ export class PositionHasher {
       k ^= k >>> 24;
       words[i] = Math.imul(k, m);
     }
-    const lenM = start + (len4 << 2);
     const left = length - (len4 << 2);
-    // Java bytes are signed: the tail bytes sign-extend before the shifts
+    // Java bytes are signed: the tail bytes sign-extend before the shifts; read from the end as Hudi does
     let tail = 0;
-    if (left >= 3) tail ^= ((data[lenM + 2]! << 24) >> 24) << 16;
-    if (left >= 2) tail ^= ((data[lenM + 1]! << 24) >> 24) << 8;
-    if (left >= 1) tail ^= (data[lenM]! << 24) >> 24;
+    if (left >= 3) tail ^= ((data[end - 3]! << 24) >> 24) << 16;
+    if (left >= 2) tail ^= ((data[end - 2]! << 24) >> 24) << 8;
+    if (left >= 1) tail ^= (data[end - 1]! << 24) >> 24;
     const pos = this.positions;
     const nb = this.nbHash;
     const vs = this.vectorSize;

@@ -138,9 +138,10 @@ export async function findCommit(table: Table, instantTime: string): Promise<Com
   return { instant, metadata };
 }
 
+/** The command line is right, the table is of the wrong type: a runtime refusal (exit 1), not a usage error. */
 export function requireMergeOnRead(table: Table): void {
   if (table.config.type !== 'MERGE_ON_READ') {
-    throw new TblError('usage', `Compactions can only be run for table type : MERGE_ON_READ (${table.uri} is ${table.config.type})`, {
+    throw new TblError('unsupported', `Compactions can only be run for table type : MERGE_ON_READ (${table.uri} is ${table.config.type})`, {
       path: table.uri,
     });
   }

@@ -31,7 +31,7 @@ const TABLE_SERVICE_PLANS = new Set(['compaction', 'logcompaction', 'clustering'
 export { isFlinkLeftover } from './listing.ts';
 
 export const ROLL_BACK_FIRST =
-  'roll it back first (the next writer with hoodie.cleaner.policy.failed.writes=EAGER does, or `hudi-cli commit rollback`), then re-run orphans';
+  'roll it back first (`tblcli rollback failed --yes` once no writer runs, or `tblcli commit rollback --commit <t>`), then re-run orphans';
 
 /**
  * Why a data file or marker dir of `instant` must stay, or undefined when the instant no longer protects
@@ -128,7 +128,7 @@ export function findOrphans(scan: TableScan, opts: OrphanOptions = {}): Orphan[]
       heartbeat: hb,
       reason: `${i.effectiveAction} ${i.requestedTime} ${i.state.toLowerCase()} since ${new Date(start).toISOString()}, heartbeat ${hb}: ${ORPHAN_TEXT['stuck-instant']}`,
       severity: 'warning',
-      reportOnly: 'timeline file: report only (roll the instant back instead)',
+      reportOnly: 'timeline file: report only (roll the failed write back with `tblcli rollback failed --yes`)',
     });
   }
   return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));

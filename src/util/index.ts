@@ -3,3 +3,4 @@ export * from './bytes.ts';
 export * from './paths.ts';
 export * from './duration.ts';
 export * from './glob.ts';
+export * from './java-hash.ts';

@@ -153,3 +153,25 @@ describe.skipIf(!HAVE_FIXTURES)('bad input in real tables', () => {
     expect(r.stderr).toContain(join(t, '.hoodie'));
   });
 });
+
+// hudi-cli's CompactionCommand refuses a copy-on-write table with its HoodieException; the command line
+// itself is right, so this is a runtime error (exit 1), not a usage error (exit 2).
+describe.skipIf(!HAVE_FIXTURES)('compaction commands on a COPY_ON_WRITE table', () => {
+  const refusing: string[][] = [
+    ['compactions', 'show', 'all'],
+    ['compaction', 'show', '--instant', '20240418173551906'],
+    ['compactions', 'showarchived'],
+    ['compaction', 'showarchived', '--instant', '20240418173551906'],
+    ['compaction', 'schedule'],
+    ['compaction', 'run'],
+    ['compaction', 'scheduleAndExecute'],
+    ['compaction', 'unschedule', '--instant', '20240418173551906'],
+    ['compaction', 'validate', '--instant', '20240418173551906'],
+  ];
+  for (const argv of refusing) {
+    it(`${argv.slice(0, 3).join(' ')} exits 1 with hudi-cli's message and leaves the table alone`, async () => {
+      const t = tableFresh('sample_table/cow/v6_nonpartitioned');
+      await expectOneLineError([...argv, '--path', t], 1, /^error: Compactions can only be run for table type : MERGE_ON_READ \(.* is COPY_ON_WRITE\)$/, t);
+    });
+  }
+});

@@ -85,7 +85,7 @@ describe.skipIf(!HAVE_FIXTURES)('conformance over the hudi-rs fixture tables', (
       if (t.table_type === 'COPY_ON_WRITE') {
         const { runCli } = await import('../support/run-cli.ts');
         const r = await runCli(['compactions', 'show', 'all', '--json', '--path', table(id)]);
-        expect(r.exitCode).toBe(2);
+        expect(r.exitCode).toBe(1);
         expect(r.stderr).toContain('Compactions can only be run for table type : MERGE_ON_READ');
         return;
       }

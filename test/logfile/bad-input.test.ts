@@ -98,13 +98,13 @@ describe.skipIf(!HAVE_FIXTURES)('damaged log files', () => {
     expect(r.blocks[0]!.corrupt!.reason).toBe('unknown block type 9');
   });
 
-  it('Kryo delete block (content version 2) → reported as unsupported, not misread', async () => {
+  it('an Avro delete list labelled content version 2 (Kryo) → a corrupt block naming what the Kryo reader found, not misread', async () => {
     const bad = Buffer.from(D);
     const contentOffset = 0x380;
     expect(bad.readInt32BE(contentOffset)).toBe(3);
     bad.writeInt32BE(2, contentOffset);
     const r = await readLogFile(storage, file(bad), { withRecords: true });
-    expect(r.blocks[0]!.unsupported).toMatch(/Kryo/);
+    expect(r.blocks[0]!.corrupt!.reason).toMatch(/Kryo delete block data, byte 1: expected a \[Lorg\.apache\.hudi\.common\.model\.DeleteRecord;, found byte$/);
     expect(r.blocks[0]!.deletes).toBeUndefined();
   });
 

@@ -32,7 +32,7 @@ function shape(e: Record<string, unknown>) {
 
 const REAL_V6_BASE = 'city=san_francisco/d0304c53-6fd2-4b7a-a9d6-5ff632f79224-0_0-13-60_20250331030642808.parquet';
 
-describe('murmurHash (Hadoop MurmurHash2)', () => {
+describe('murmurHash (Hudi port of MurmurHash2)', () => {
   it('sign-extends tail bytes like Java', () => {
     // same input with a high tail byte must differ from its unsigned interpretation
     const a = murmurHash(new Uint8Array([0x61, 0x62, 0x63, 0xff]), 0);

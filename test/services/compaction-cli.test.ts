@@ -18,7 +18,8 @@ import { runCli } from '../support/run-cli.ts';
 
 async function cli(argv: string[], tty = false): Promise<{ code: number; out: string; err: string }> {
   const t = makeTestIO({ tty });
-  const ctx = makeCtx({ io: t.io, env: {}, now: () => new Date() });
+  // a private state dir: never the user's ~/.local/state/tblcli (a remembered `connect` there would leak in)
+  const ctx = makeCtx({ io: t.io, env: {}, now: () => new Date(), stateDir: mkdtempSync(join(tmpdir(), 'tblcli-state-')) });
   const words = argv.slice(0, 2).join(' ');
   const spec = compactionServiceSpecs.find((s) => s.name === words) as CommandSpec;
   const cmd = new Command(spec.name).exitOverride();
@@ -123,9 +124,15 @@ describe.skipIf(!HAVE_FIXTURES)('compaction commands', () => {
     expect(existsSync(join(base, `.hoodie/${instant}.compaction.requested`))).toBe(false);
   });
 
-  it('refuses a table with a metadata table unless --metadata-table disable; lock held → exit 4', async () => {
+  it('--metadata-table refuse refuses a table with a metadata table; disable drops it; lock held → exit 4; update (default) keeps it', async () => {
     const base = tableFresh('quickstart_trips_table/mor/avro/v8_trips_8i3u1d');
-    const r = await cli(['compaction', 'scheduleAndExecute', '--path', base, '--strategy', 'all']);
+    const kept = tableFresh('quickstart_trips_table/mor/avro/v8_trips_8i3u1d');
+    const upd = await cli(['compaction', 'scheduleAndExecute', '--path', kept, '--strategy', 'all', '--json']);
+    expect(upd.code, upd.err).toBe(0);
+    expect(JSON.parse(upd.out)).toMatchObject({ status: 'completed', fileGroups: 1, warnings: [] });
+    expect(existsSync(join(kept, '.hoodie/metadata/files'))).toBe(true);
+    expect(JSON.parse((await runCli(['metadata', 'validate-files', '--path', kept, '--json'])).stdout)).toEqual([]);
+    const r = await cli(['compaction', 'scheduleAndExecute', '--path', base, '--strategy', 'all', '--metadata-table', 'refuse']);
     expect(r.code).toBe(1);
     expect(r.err).toMatch(/metadata table/);
     expect(r.err).toMatch(/--metadata-table disable/);

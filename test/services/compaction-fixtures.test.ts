@@ -46,7 +46,7 @@ describe.skipIf(!HAVE_FIXTURES)('compaction schedule + run on fixture tables', (
       const mdt = (catalogTable(id).metadata_table_exists as boolean) === true;
       const opts = { ...FAST, metadataTable: mdt ? ('disable' as const) : undefined };
       if (mdt) {
-        await expect(scheduleCompaction(await openTable(base), { ...FAST, strategy: 'all' })).rejects.toThrow(/metadata table/);
+        await expect(scheduleCompaction(await openTable(base), { ...FAST, strategy: 'all', metadataTable: 'refuse' })).rejects.toThrow(/metadata table/);
       }
       const view = await loadFileSystemView(await openTable(base));
       const withLogs = view.latestFileSlices().filter((x) => x.logFiles.length > 0);

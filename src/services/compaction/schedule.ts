@@ -6,6 +6,7 @@ import { loadFileSystemView, requireMergeOnRead, type Table } from '../../table/
 import type { Timeline } from '../../timeline/index.ts';
 import { createRequested, newInstantTime, timesOnTimeline } from '../../timeline/writer.ts';
 import { metadataTableFor, sleep, underLock, type ServiceOptions } from '../transaction.ts';
+import { prepareMetadataTable } from '../mdt-sync.ts';
 import { groupKey, planCompaction, type CompactionStrategyName, type PlanResult } from './plan.ts';
 
 export interface ScheduleOptions extends ServiceOptions {
@@ -41,7 +42,9 @@ export async function scheduleCompaction(table: Table, opts: ScheduleOptions = {
   const r = await underLock(table, opts, async (locked): Promise<ScheduleResult> => {
     let t = locked;
     let metadataTableDisabled = false;
-    if (!opts.dryRun) ({ table: t, disabled: metadataTableDisabled } = await metadataTableFor(t, opts));
+    // a plan changes no metadata-table partition: 'update' only checks the MDT can be kept in step at run time
+    if (!opts.dryRun && (opts.metadataTable ?? 'update') !== 'update') ({ table: t, disabled: metadataTableDisabled } = await metadataTableFor(t, opts, 'compaction'));
+    else if (!opts.dryRun) await prepareMetadataTable(t, 'update', 'compaction');
     const tl = await t.timeline();
     if (t.config.version < 8) {
       // 0.x: the compaction time must be earlier than every pending write (ScheduleCompactionActionExecutor)
