@@ -127,16 +127,27 @@ if (WEBHDFS) {
   const w = await run();
   const byOp = {};
   for (const q of server.requests) byOp[`${q.server}:${q.op}`] = (byOp[`${q.server}:${q.op}`] ?? 0) + 1;
-  // what the scan needs: one listing page per 1000 entries of every directory it lists, one OPEN per instant file it reads
+  // what the scan needs: one listing page per 1000 entries of every directory it lists (the data tree,
+  // the timeline, .heartbeat, .temp; a missing one costs one request too), one OPEN per instant file
+  // it reads (every completed instant of this table: its deltacommits) plus hoodie.properties, and
+  // doctor's probe for a metadata table (GETFILESTATUS); every OPEN is answered by a datanode read
+  const pagesOf = (d) => {
+    if (!existsSync(d)) return 1;
+    return Math.max(1, Math.ceil(readdirSync(d).length / 1000));
+  };
   let dirs = 0;
   let pages = 0;
   const walk = (d) => {
-    const n = readdirSync(d).filter((x) => !x.endsWith('.crc')).length;
     dirs++;
-    pages += Math.max(1, Math.ceil(n / 1000));
+    pages += pagesOf(d);
     for (const e of readdirSync(d, { withFileTypes: true })) if (e.isDirectory() && !(d === dir && e.name === '.hoodie')) walk(join(d, e.name));
   };
   walk(dir);
+  const tlDir = LAYOUT === 2 ? join(dir, '.hoodie', 'timeline') : join(dir, '.hoodie');
+  const metaPages = pagesOf(tlDir) + pagesOf(join(dir, '.hoodie', '.heartbeat')) + pagesOf(join(dir, '.hoodie', '.temp'));
+  const instants = readdirSync(tlDir).filter((n) => /^\d+(_\d+)?\.deltacommit$/.test(n)).length;
+  const expected = { 'nn:LISTSTATUS_BATCH': pages + metaPages, 'nn:OPEN': instants + 1, 'dn:OPEN': instants + 1, 'nn:GETFILESTATUS': 1 };
+  const asExpected = JSON.stringify(Object.entries(byOp).sort()) === JSON.stringify(Object.entries(expected).sort());
   const local = JSON.parse(outputs.doctor.toString());
   const remote = JSON.parse(w.stdout.toString());
   local.table.basePath = remote.table.basePath;
@@ -145,9 +156,10 @@ if (WEBHDFS) {
     writeFileSync(join(root, '.bench-out', 'triage-doctor-local.json'), JSON.stringify(local, null, 1));
     writeFileSync(join(root, '.bench-out', 'triage-doctor-webhdfs.json'), JSON.stringify(remote, null, 1));
   }
-  results.webhdfs = { ms: w.ms, requests: server.requests.length, byOp, maxInFlight: server.stats.maxInFlight, dataDirs: dirs, dataListingPages: pages, sameReport: same };
+  results.webhdfs = { ms: w.ms, requests: server.requests.length, byOp, expected, asExpected, maxInFlight: server.stats.maxInFlight, dataDirs: dirs, dataListingPages: pages, instantsRead: instants, sameReport: same };
   console.log(
-    `\nover WebHDFS (test server, 5 ms per request): doctor ${fmt(w.ms)}, ${server.requests.length} requests ${JSON.stringify(byOp)}, up to ${server.stats.maxInFlight} in flight; the data directories alone are ${dirs} dirs / ${pages} listing pages; same report as locally: ${same}`,
+    `\nover WebHDFS (test server, 5 ms per request): doctor ${fmt(w.ms)}, ${server.requests.length} requests ${JSON.stringify(byOp)}, up to ${server.stats.maxInFlight} in flight; ` +
+      `needed: ${pages} listing pages of ${dirs} data dirs + ${metaPages} of the timeline/.heartbeat/.temp, ${instants} instant OPENs + hoodie.properties, the metadata-table probe → as expected: ${asExpected}; same report as locally: ${same}`,
   );
   await server.close();
 }

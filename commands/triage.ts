@@ -33,7 +33,7 @@ async function scan(ctx: Ctx, o: Opts, metadataTable = false) {
   const table = await openFromOpts(ctx, o);
   const t = await import('../src/triage/index.ts');
   const { outside } = dirOpt(o, table.basePath);
-  const progress = t.progressLine({ isTTY: ctx.io.isStderrTTY, write: (s) => ctx.io.stderr(s) });
+  const progress = t.progressLine({ isTTY: ctx.io.isStderrTTY, columns: ctx.io.columns, write: (s) => ctx.io.stderr(s) });
   let s;
   try {
     s = await t.scanTable(table, {

@@ -1,4 +1,4 @@
-// A progress line for long work (compaction now): what is done of the total, throughput and ETA,
+// A progress line for long work (compaction, the triage scan): what is done of the total, throughput and ETA,
 // fitted to the width. Formatting only; commands/progress.ts decides when and where it is drawn.
 import { humanDuration } from './time-chart.ts';
 
@@ -10,6 +10,8 @@ export interface ProgressState {
   records: number;
   bytes: number;
   elapsedMs: number;
+  /** shown instead of records, bytes and rate (work that counts something else) */
+  facts?: string[];
 }
 
 /** 1.2k, 3.4M: counts for a narrow line. */
@@ -44,9 +46,7 @@ function facts(s: ProgressState): string[] {
   const e = eta(s);
   return [
     `${s.done}/${s.total} ${s.unit}`,
-    `${shortCount(s.records)} records`,
-    shortBytes(s.bytes),
-    `${shortBytes(Math.round(s.bytes / secs))}/s`,
+    ...(s.facts ?? [`${shortCount(s.records)} records`, shortBytes(s.bytes), `${shortBytes(Math.round(s.bytes / secs))}/s`]),
     e === undefined ? `elapsed ${humanDuration(s.elapsedMs)}` : `ETA ${humanDuration(e)}`,
   ];
 }
