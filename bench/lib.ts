@@ -5,3 +5,6 @@ export { writeHoodieBaseFile, withHoodieMetaFields, hoodieMetaValues } from '../
 export { encodeAvroDataBlock, writeLogFile } from '../src/logfile/index.ts';
 export { LocalStorage } from '../src/storage/index.ts';
 export { mergeFileSlice, mergeConfigFromProperties } from '../src/merge/index.ts';
+// triage benchmark: scan + checks in-process (phase timings, request counts)
+export { openTable } from '../src/table/index.ts';
+export { scanTable, doctor, findCollisions, findOrphans, tableMetrics } from '../src/triage/index.ts';

@@ -11,6 +11,8 @@ export const EXIT_FINDINGS = 3;
 const OLDER_THAN = { flags: '--older-than <duration>', description: 'only files/instants older than this are abandoned (30m, 1h, 2d)', default: '1h', parse: parseDurationOpt };
 const BUCKET_INDEX = { flags: '--bucket-index <n>', description: 'the table uses the bucket index with n buckets (default: table config, else inferred from fileIds)', parse: parseIntOpt };
 const EXIT_CODE = { flags: '--exit-code [bool]', description: `exit ${EXIT_FINDINGS} when a finding is at warning or above`, default: false, parse: parseBool };
+const PARTITIONS = { flags: '--partitions <list>', description: 'only these partitions (comma-separated table-relative paths; the partitions below a directory too)' };
+const SINCE = { flags: '--since <instant>', description: 'only instants requested at or after this instant time, and the files they wrote (or modified since)' };
 
 /** `--dir`: table-relative, or an absolute path; one below the base path becomes table-relative. */
 function dirOpt(o: Opts, basePath: string): { dir?: string; outside?: string } {
@@ -27,11 +29,25 @@ function olderThanMs(o: Opts): number {
   return typeof o.olderThan === 'number' ? o.olderThan : parseDurationOpt(String(o.olderThan ?? '1h'));
 }
 
-async function scan(ctx: Ctx, o: Opts) {
+async function scan(ctx: Ctx, o: Opts, metadataTable = false) {
   const table = await openFromOpts(ctx, o);
   const t = await import('../src/triage/index.ts');
   const { outside } = dirOpt(o, table.basePath);
-  const s = await t.scanTable(table, { now: ctx.now(), concurrency: o.concurrency as number | undefined, ...(outside ? { outsideDirs: [outside] } : {}) });
+  const progress = t.progressLine({ isTTY: ctx.io.isStderrTTY, columns: ctx.io.columns, write: (s) => ctx.io.stderr(s) });
+  let s;
+  try {
+    s = await t.scanTable(table, {
+      now: ctx.now(),
+      concurrency: o.concurrency as number | undefined,
+      metadataTable,
+      ...(outside ? { outsideDirs: [outside] } : {}),
+      ...(typeof o.partitions === 'string' ? { partitions: o.partitions.split(',') } : {}),
+      ...(typeof o.since === 'string' ? { since: o.since } : {}),
+      onProgress: (p) => progress.update(p),
+    });
+  } finally {
+    progress.done();
+  }
   for (const w of s.warnings) ctx.out.warn(w);
   return { t, s };
 }
@@ -47,7 +63,7 @@ export const triageSpecs: CommandSpec[] = [
     aliases: ['show collisions'],
     summary: 'Finds fileId collisions: file groups claimed by two writers or by a writer and a table service',
     table: { limit: -1 },
-    options: [BUCKET_INDEX, { flags: '--keys [bool]', description: 'read data: record keys in more than one file group of a partition', default: false, parse: parseBool }, EXIT_CODE],
+    options: [BUCKET_INDEX, { flags: '--keys [bool]', description: 'read data: record keys in more than one file group of a partition', default: false, parse: parseBool }, PARTITIONS, SINCE, EXIT_CODE],
     jsonFields: async () => (await import('../src/views/triage.ts')).collisionColumns.map((c) => c.key),
     async action(ctx, o) {
       const { t, s } = await scan(ctx, o);
@@ -70,6 +86,8 @@ export const triageSpecs: CommandSpec[] = [
       { flags: '--delete [bool]', description: 'move the deletable orphans to .hoodie/.tblcli-trash/<run>/ (needs --yes)', default: false, parse: parseBool },
       { flags: '--purge [bool]', description: 'with --delete: remove instead of moving to the trash', default: false, parse: parseBool },
       { flags: '--yes [bool]', description: 'confirm --delete', default: false, parse: parseBool },
+      PARTITIONS,
+      SINCE,
       EXIT_CODE,
     ],
     jsonFields: async () => (await import('../src/views/triage.ts')).orphanColumns.map((c) => c.key),
@@ -105,10 +123,10 @@ export const triageSpecs: CommandSpec[] = [
   {
     name: 'doctor',
     summary: 'First-minute incident check: pending/failed instants, compaction backlog, file sizes, collisions, orphans, metadata table',
-    options: [OLDER_THAN, BUCKET_INDEX, EXIT_CODE],
+    options: [OLDER_THAN, BUCKET_INDEX, PARTITIONS, SINCE, EXIT_CODE],
     jsonFields: async () => ['table', 'severity', 'checks', 'pending', 'rolledBack', 'backlog', 'collisions', 'orphans'],
     async action(ctx, o) {
-      const { t, s } = await scan(ctx, o);
+      const { t, s } = await scan(ctx, o, true);
       const report = await t.doctor(s, { olderThanMs: olderThanMs(o), bucketIndex: o.bucketIndex as number | undefined });
       const v = await import('../src/views/triage.ts');
       const opts = outputOptions(o);
@@ -128,12 +146,14 @@ export const triageSpecs: CommandSpec[] = [
       { flags: '--explain', description: 'one row per sample: its value, what it measures, a PromQL alerting condition and whether it holds now (--json: the rows)' },
       OLDER_THAN,
       BUCKET_INDEX,
+      PARTITIONS,
+      SINCE,
     ],
     jsonFields: async () => (await import('../src/views/metrics-explain.ts')).explainColumns.map((c) => c.key),
     async action(ctx, o) {
       const format = String(o.format ?? 'prometheus');
       if (format !== 'prometheus' && format !== 'json') throw new TblError('usage', `metrics --format must be prometheus or json, got '${format}'`);
-      const { t, s } = await scan(ctx, o);
+      const { t, s } = await scan(ctx, o, true);
       const report = await t.doctor(s, { olderThanMs: olderThanMs(o), bucketIndex: o.bucketIndex as number | undefined });
       const m = t.tableMetrics(s, report);
       if (o.explain === true) {

@@ -107,6 +107,7 @@ await build({
     'bench-lib': 'bench/lib.ts',
     'rewrite-worker': 'src/services/rewrite/worker.ts',
     'totals-worker': 'src/table/totals-worker.ts',
+    'triage-worker': 'src/triage/listing-worker.ts',
   },
   plugins: [lazyChildProcess],
 });

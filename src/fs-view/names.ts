@@ -39,12 +39,86 @@ export interface LogFileName {
 // Java 1.x FSUtils.LOG_FILE_PATTERN, with both CDC suffix spellings made explicit.
 const LOG_RE = /^\.(.+)_(.*)\.(log|archive)\.(\d+)(?:_(\d+-\d+-\d+)(-cdc|\.cdc)?)?$/;
 
-export function parseLogFileName(name: string): LogFileName | undefined {
+/** LOG_RE applied to `name` (the reference the scanner below must agree with). */
+export function parseLogFileNameByRegex(name: string): LogFileName | undefined {
   const m = LOG_RE.exec(name);
   if (!m) return undefined;
   const out: LogFileName = { fileId: m[1]!, instant: m[2]!, ext: m[3]!, version: Number(m[4]) };
   if (m[5] !== undefined) out.writeToken = m[5];
   if (m[6] !== undefined) out.cdcSuffix = m[6] as '-cdc' | '.cdc';
+  return out;
+}
+
+const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
+
+/** End of `\d+` at i (i when there is none). */
+function digits(s: string, i: number): number {
+  while (i < s.length && isDigit(s.charCodeAt(i))) i++;
+  return i;
+}
+
+/**
+ * Where the suffix `\.(log|archive)\.(\d+)(?:_(\d+-\d+-\d+)(-cdc|\.cdc)?)?$` matches, from p (its
+ * extension length, version end, token end, or undefined).
+ */
+function logSuffix(s: string, p: number): { ext: number; versionEnd: number; tokenEnd: number } | undefined {
+  const ext = s.startsWith('.log.', p) ? 3 : s.startsWith('.archive.', p) ? 7 : 0;
+  if (ext === 0) return undefined;
+  const v = p + ext + 2;
+  const ve = digits(s, v);
+  if (ve === v) return undefined;
+  if (ve === s.length) return { ext, versionEnd: ve, tokenEnd: ve };
+  if (s.charCodeAt(ve) !== 0x5f) return undefined;
+  // _\d+-\d+-\d+, then optionally -cdc / .cdc, then the end
+  let q = ve + 1;
+  for (let k = 0; k < 3; k++) {
+    const e = digits(s, q);
+    if (e === q) return undefined;
+    q = e;
+    if (k < 2) {
+      if (s.charCodeAt(q) !== 0x2d) return undefined;
+      q++;
+    }
+  }
+  if (q === s.length || ((s.startsWith('-cdc', q) || s.startsWith('.cdc', q)) && q + 4 === s.length)) return { ext, versionEnd: ve, tokenEnd: q };
+  return undefined;
+}
+
+// `.` in LOG_RE does not match line terminators: names holding one go to the regex itself
+const LINE_TERMINATOR = /[\n\r\u2028\u2029]/;
+
+/**
+ * LOG_RE without the regex engine (a listing parses every name; the greedy `(.+)_(.*)` backtracks): the
+ * suffix must match at its last possible start P, the fileId ends at the last '_' before P.
+ */
+export function parseLogFileName(name: string): LogFileName | undefined {
+  if (name.charCodeAt(0) !== 0x2e) return undefined;
+  if (LINE_TERMINATOR.test(name)) return parseLogFileNameByRegex(name);
+  // the last start of ".log." / ".archive." where the whole suffix matches
+  let p = -1;
+  for (let at = name.length; at > 0; ) {
+    const a = name.lastIndexOf('.log.', at - 1);
+    const b = name.lastIndexOf('.archive.', at - 1);
+    const c = Math.max(a, b);
+    if (c <= 0) break;
+    // both may start at c only if one is a prefix of the other: they are not
+    if (logSuffix(name, c)) {
+      p = c;
+      break;
+    }
+    at = c;
+  }
+  if (p < 0) return undefined;
+  const u = name.lastIndexOf('_', p - 1);
+  if (u < 2) return undefined;
+  const sfx = logSuffix(name, p)!;
+  const out: LogFileName = { fileId: name.slice(1, u), instant: name.slice(u + 1, p), ext: sfx.ext === 3 ? 'log' : 'archive', version: Number(name.slice(p + sfx.ext + 2, sfx.versionEnd)) };
+  if (sfx.tokenEnd > sfx.versionEnd) {
+    const tail = name.slice(sfx.versionEnd + 1);
+    const cdc = tail.endsWith('-cdc') || tail.endsWith('.cdc') ? tail.slice(-4) : undefined;
+    out.writeToken = cdc ? tail.slice(0, -4) : tail;
+    if (cdc) out.cdcSuffix = cdc as '-cdc' | '.cdc';
+  }
   return out;
 }
 

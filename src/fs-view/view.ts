@@ -180,8 +180,17 @@ export async function buildFileSystemView(
   return assembleView(listed, timeline, opts);
 }
 
-/** The pure part of the view: from listed files and the timeline to file groups. */
-export function assembleView(listed: ListedPartition[], timeline: ViewTimeline, opts: ViewOptions = {}): FileSystemView {
+/** Builds the file groups of one listed partition at a time (for scans that cannot hold every listing). */
+export interface ViewAssembler {
+  /** file groups of one partition (fileIds ascending); files left out are appended to `excluded` */
+  partition(partition: string, files: readonly FileStatus[], excluded: ExcludedFile[]): FileGroup[];
+  /** the same from files already parsed and grouped by fileId (data logs only; each list in listing order) */
+  parsedPartition(partition: string, bases: ReadonlyMap<string, BaseFile[]>, logs: ReadonlyMap<string, LogFile[]>, excluded: ExcludedFile[]): FileGroup[];
+  isCommitted(instant: string): boolean;
+  pendingCompactionInstant(partition: string, fileId: string): string | undefined;
+}
+
+export function viewAssembler(timeline: ViewTimeline, opts: ViewOptions = {}): ViewAssembler {
   const layout = timeline.layout;
   const max = opts.maxInstant;
   const includeMax = opts.includeMax ?? true;
@@ -207,10 +216,7 @@ export function assembleView(listed: ListedPartition[], timeline: ViewTimeline, 
   const clustering = new Map<string, string>();
   for (const c of timeline.pendingClusteringFileGroups ?? []) clustering.set(groupKey(c.partition, c.fileId), c.instant);
 
-  const excluded: ExcludedFile[] = [];
-  const groupsByPartition = new Map<string, FileGroup[]>();
-
-  for (const { partition, files } of listed) {
+  const assemble = (partition: string, files: readonly FileStatus[], excluded: ExcludedFile[]): FileGroup[] => {
     const bases = new Map<string, BaseFile[]>();
     const logs = new Map<string, LogFile[]>();
     for (const f of files) {
@@ -230,6 +236,11 @@ export function assembleView(listed: ListedPartition[], timeline: ViewTimeline, 
         logs.set(l.fileId, list);
       }
     }
+    return assembleParsed(partition, bases, logs, excluded);
+  };
+
+  const order = logOrder(layout);
+  const assembleParsed = (partition: string, bases: ReadonlyMap<string, BaseFile[]>, logs: ReadonlyMap<string, LogFile[]>, excluded: ExcludedFile[]): FileGroup[] => {
     const groups: FileGroup[] = [];
     const fileIds = [...new Set([...bases.keys(), ...logs.keys()])].sort();
     for (const fileId of fileIds) {
@@ -268,7 +279,9 @@ export function assembleView(listed: ListedPartition[], timeline: ViewTimeline, 
         const s = sliceAt(compactionAt);
         s.pendingCompaction = true;
       }
-      const ordered = [...fgLogs].sort((a, b) => cmp(a.instant, b.instant));
+      const ordered = fgLogs.length > 1 ? [...fgLogs].sort((a, b) => cmp(a.instant, b.instant)) : fgLogs;
+      // slice base instants, ascending (recomputed when a log opens a slice of its own)
+      let keys: string[] | undefined;
       for (const l of ordered) {
         if (layout === 1) {
           // 0.x: the name carries the slice's base instant; deltacommit validity is checked per block
@@ -288,37 +301,53 @@ export function assembleView(listed: ListedPartition[], timeline: ViewTimeline, 
           continue;
         }
         l.completionTime = committed ? timeline.completionTimeOf(l.instant) : undefined;
-        const keys = [...slices.keys()].sort();
+        if (!keys || keys.length !== slices.size) keys = [...slices.keys()].sort();
         let target: string | undefined;
         if (l.completionTime === undefined) target = keys[keys.length - 1];
         else for (const k of keys) if (k <= l.completionTime) target = k;
         const s = sliceAt(target ?? l.instant);
         (l.cdcSuffix ? s.cdcLogFiles : s.logFiles).push(l);
       }
-      const sorted = [...slices.values()].sort((a, b) => cmp(a.baseInstant, b.baseInstant));
-      const order = logOrder(layout);
+      const sorted = [...slices.values()];
+      if (sorted.length > 1) sorted.sort((a, b) => cmp(a.baseInstant, b.baseInstant));
       for (const s of sorted) {
-        s.logFiles.sort(order);
-        s.cdcLogFiles.sort(order);
+        if (s.logFiles.length > 1) s.logFiles.sort(order);
+        if (s.cdcLogFiles.length > 1) s.cdcLogFiles.sort(order);
       }
       // a slice without base file and without logs only survives as a pending-compaction slice
-      const live = sorted.filter((s) => s.baseFile || s.logFiles.length > 0 || s.pendingCompaction);
+      const isLive = (s: FileSlice) => s.baseFile || s.logFiles.length > 0 || s.pendingCompaction;
+      const live = sorted.every(isLive) ? sorted : sorted.filter(isLive);
       if (live.length === 0) continue;
       const fg: FileGroup = { partition, fileId, slices: live };
       const pc = clustering.get(key);
       if (pc) fg.pendingClustering = pc;
       groups.push(fg);
     }
-    groupsByPartition.set(partition, groups);
-  }
+    return groups;
+  };
+
+  return {
+    partition: assemble,
+    parsedPartition: assembleParsed,
+    isCommitted,
+    pendingCompactionInstant: (partition, fileId) => pendingCompaction.get(groupKey(partition, fileId)),
+  };
+}
+
+/** The pure part of the view: from listed files and the timeline to file groups. */
+export function assembleView(listed: ListedPartition[], timeline: ViewTimeline, opts: ViewOptions = {}): FileSystemView {
+  const asm = viewAssembler(timeline, opts);
+  const excluded: ExcludedFile[] = [];
+  const groupsByPartition = new Map<string, FileGroup[]>();
+  for (const { partition, files } of listed) groupsByPartition.set(partition, asm.partition(partition, files, excluded));
 
   const partitionNames = [...groupsByPartition.keys()].sort();
   const groupsOf = (partition?: string): FileGroup[] =>
     partition === undefined ? partitionNames.flatMap((p) => groupsByPartition.get(p)!) : groupsByPartition.get(partition) ?? [];
 
   return {
-    layout,
-    maxInstant: max,
+    layout: timeline.layout,
+    maxInstant: opts.maxInstant,
     partitions: () => partitionNames,
     allFileGroups: groupsOf,
     latestFileSlices: (partition) => groupsOf(partition).map((g) => g.slices[g.slices.length - 1]!),
@@ -334,7 +363,7 @@ export function assembleView(listed: ListedPartition[], timeline: ViewTimeline, 
         };
       }),
     excludedFiles: () => excluded,
-    isCommitted,
-    pendingCompactionInstant: (partition, fileId) => pendingCompaction.get(groupKey(partition, fileId)),
+    isCommitted: asm.isCommitted,
+    pendingCompactionInstant: asm.pendingCompactionInstant,
   };
 }

@@ -18,6 +18,7 @@ import {
   type AvroSkip,
   type WriteAvroOptions,
 } from './avro-container.ts';
+import { FIELD_INDEX, scannedFieldReader, scanCommitJson, type ScannedRefs } from './commit-scan.ts';
 import { jacksonPretty, type JacksonValue } from './jackson.ts';
 import { JsonSyntaxError, orderedKeys, parseOrderedJson, setKeyOrder } from './ordered-json.ts';
 import { SCHEMAS } from './schemas.ts';
@@ -282,6 +283,82 @@ function parseCommit(bytes: Uint8Array, ctx: { path: string }, opts: DecodeCommi
 export function decodeCommitMetadata(bytes: Uint8Array, ctx: { path: string }, opts: DecodeCommitOptions = {}): CommitMetadata {
   const p = parseCommit(bytes, ctx, opts);
   return p ? normalise(p.rec, p.fromJson, p.replace) : emptyCommitMetadata();
+}
+
+/** What a scan over many large commits needs of each write stat, without the normalised metadata. */
+export interface WriteRefVisitor {
+  /** one write stat, with the same defaults as decodeCommitMetadata (fileId '', partitionPath = its map key) */
+  stat(partitionPath: string, fileId: string, prevCommit: string | null, path: string | null): void;
+  /** one entry of partitionToReplaceFileIds (when the file has that map) */
+  replaced(partition: string, fileId: string): void;
+  /** the operationType as decodeCommitMetadata reads it (null when absent or not a string), after the stats */
+  operationType?(op: string | null): void;
+}
+
+/** Keys in the order iterating decodeCommitMetadata's copy of the map yields them (JS order over orderedKeys). */
+function iterationOrder(o: Rec): Rec {
+  const out: Rec = {};
+  for (const k of orderedKeys(o)) out[k] = o[k];
+  return out;
+}
+
+/**
+ * Visits the write stats (fileId, partitionPath, prevCommit, path) and replaced file groups of a
+ * commit file in the order decodeCommitMetadata lists them, decoding it once and building no
+ * normalised stat: a 200,000-file table's commits are hundreds of MB. JSON is read straight off the
+ * bytes (commit-scan.ts) unless `scan` is false or the scanner gives up; errors are decodeCommitMetadata's.
+ */
+export function visitWriteRefs(bytes: Uint8Array, ctx: { path: string }, v: WriteRefVisitor, opts: { scan?: boolean } = {}): void {
+  if (opts.scan !== false && sniffContent(bytes, ctx) === 'json') {
+    const sc = scanCommitJson(bytes);
+    if (sc) return visitScanned(sc, v);
+  }
+  const p = parseCommit(bytes, ctx, {});
+  // (an empty file decodes to emptyCommitMetadata, operationType UNKNOWN)
+  if (!p) return void v.operationType?.('UNKNOWN');
+  const r = p.rec;
+  if (isRec(r.partitionToWriteStats)) {
+    const parts = iterationOrder(r.partitionToWriteStats);
+    for (const k of Object.keys(parts)) {
+      const stats = parts[k];
+      if (!Array.isArray(stats)) continue;
+      for (const s of stats) {
+        const st = isRec(s) ? s : {};
+        v.stat(strOrNull(st.partitionPath) ?? k, strOrNull(st.fileId) ?? '', strOrNull(st.prevCommit), strOrNull(st.path));
+      }
+    }
+  }
+  if ((p.replace || 'partitionToReplaceFileIds' in r) && isRec(r.partitionToReplaceFileIds)) visitReplaced(r.partitionToReplaceFileIds, v);
+  v.operationType?.(strOrNull(r.operationType));
+}
+
+function visitReplaced(m: Rec, v: WriteRefVisitor): void {
+  const parts = iterationOrder(m);
+  for (const k of Object.keys(parts)) {
+    const ids = parts[k];
+    if (Array.isArray(ids)) for (const id of ids) v.replaced(k, String(id));
+  }
+}
+
+function visitScanned(sc: ScannedRefs, v: WriteRefVisitor): void {
+  if (sc.partitions) {
+    // key order and duplicate keys exactly as JSON.parse and iterationOrder treat them
+    const keys = JSON.parse(`{${sc.partitions.map((e, i) => `${JSON.stringify(e.key)}:${i}`).join(',')}}`) as Rec;
+    const parts = iterationOrder(keys);
+    const partitionPath = scannedFieldReader(sc, FIELD_INDEX.partitionPath, true);
+    const fileId = scannedFieldReader(sc, FIELD_INDEX.fileId, false);
+    const prevCommit = scannedFieldReader(sc, FIELD_INDEX.prevCommit, true);
+    const path = scannedFieldReader(sc, FIELD_INDEX.path, false);
+    for (const k of Object.keys(parts)) {
+      const e = sc.partitions[parts[k] as number]!;
+      for (let i = e.from; i < e.to; i++) v.stat(partitionPath(i) ?? k, fileId(i) ?? '', prevCommit(i), path(i));
+    }
+  }
+  if (sc.replace !== undefined) {
+    const m = JSON.parse(sc.replace) as unknown;
+    if (isRec(m)) visitReplaced(m, v);
+  }
+  v.operationType?.(sc.operation === undefined ? null : strOrNull(JSON.parse(sc.operation)));
 }
 
 /**

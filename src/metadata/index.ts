@@ -17,6 +17,8 @@ export {
   decodeCommitMetadata,
   commitMetadataFromRecord,
   decodeCommitTotals,
+  visitWriteRefs,
+  type WriteRefVisitor,
   encodeCommitMetadataJson,
   encodeCommitMetadataAvro,
   commitMetadataToAvroRecord,

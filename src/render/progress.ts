@@ -1,4 +1,4 @@
-// A progress line for long work (compaction now): what is done of the total, throughput and ETA,
+// A progress line for long work (compaction, the triage scan): what is done of the total, throughput and ETA,
 // fitted to the width. Formatting only; commands/progress.ts decides when and where it is drawn.
 import { humanDuration } from './time-chart.ts';
 
@@ -12,6 +12,8 @@ export interface ProgressState {
   elapsedMs: number;
   /** the work has no records to count (archival) */
   noRecords?: boolean;
+  /** shown instead of records, bytes and rate (work that counts something else) */
+  facts?: string[];
 }
 
 /** 1.2k, 3.4M: counts for a narrow line. */
@@ -47,9 +49,7 @@ function facts(s: ProgressState): string[] {
   return [
     `${s.done}/${s.total} ${s.unit}`,
     // work without records (archival: instants) shows none rather than "0 records"
-    ...(s.noRecords ? [] : [`${shortCount(s.records)} records`]),
-    shortBytes(s.bytes),
-    `${shortBytes(Math.round(s.bytes / secs))}/s`,
+    ...(s.facts ?? [...(s.noRecords ? [] : [`${shortCount(s.records)} records`]), shortBytes(s.bytes), `${shortBytes(Math.round(s.bytes / secs))}/s`]),
     e === undefined ? `elapsed ${humanDuration(s.elapsedMs)}` : `ETA ${humanDuration(e)}`,
   ];
 }

@@ -44,12 +44,13 @@ function toStatus(path: string, st: import('node:fs').Stats): FileStatus {
 /**
  * A status whose size and mtime are read (stat(2), synchronously, once) on first access: a 60k-file
  * timeline directory lists in milliseconds when only names are needed. A class, not per-entry
- * closures: 60k entries would otherwise cost ~1 KB of heap each.
+ * closures: 60k entries would otherwise cost ~1 KB of heap each; it keeps the two numbers, not the
+ * fs.Stats object (Node 20 gives that four Date objects).
  */
-const GONE = { size: 0, mtimeMs: 0, isDirectory: () => false } as unknown as import('node:fs').Stats;
-
 class LazyStatus implements FileStatus {
-  #st: import('node:fs').Stats | undefined;
+  /** -1 until stat-ed */
+  #size = -1;
+  #mtimeMs = 0;
   readonly path: string;
   readonly name: string;
   readonly isDirectory: boolean;
@@ -58,28 +59,33 @@ class LazyStatus implements FileStatus {
   constructor(path: string, name: string, isDirectory: boolean, symlink = false) {
     this.path = path;
     this.name = name;
-    this.isDirectory = isDirectory || (symlink && this.#load().isDirectory());
+    this.isDirectory = isDirectory || (symlink && this.#load());
   }
 
-  #load(): import('node:fs').Stats {
-    if (!this.#st) {
-      try {
-        this.#st = statSync(this.path);
-      } catch (e) {
-        // deleted since the listing (an archiver or cleaner ran): report it as an empty, epoch-old file
-        if (codeOf(e) !== 'not-found') throw fail('stat', this.path, e);
-        return GONE;
-      }
+  /** Stats the file once; returns whether it is a directory. */
+  #load(): boolean {
+    let st: import('node:fs').Stats | undefined;
+    try {
+      st = statSync(this.path);
+    } catch (e) {
+      // deleted since the listing (an archiver or cleaner ran): report it as an empty, epoch-old file
+      if (codeOf(e) !== 'not-found') throw fail('stat', this.path, e);
+      return false;
     }
-    return this.#st;
+    this.#size = st.size;
+    this.#mtimeMs = Math.floor(st.mtimeMs);
+    return st.isDirectory();
   }
 
   get size(): number {
-    return this.isDirectory ? 0 : this.#load().size;
+    if (this.isDirectory) return 0;
+    if (this.#size < 0) this.#load();
+    return Math.max(0, this.#size);
   }
 
   get mtimeMs(): number {
-    return Math.floor(this.#load().mtimeMs);
+    if (this.#size < 0) this.#load();
+    return this.#mtimeMs;
   }
 
   toJSON(): FileStatus {

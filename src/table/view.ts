@@ -24,6 +24,8 @@ function slicePartition(p: string | null | undefined, dataFilePath: string | nul
 export interface ViewTimelineOptions {
   /** hudi-cli --excludeCompaction: build the view on the commits timeline, ignoring pending compactions */
   excludeCompaction?: boolean;
+  /** the caller decodes the completed replacecommits itself (a scan that reads each instant once): no reads here */
+  replacedFileGroups?: ViewTimeline['replacedFileGroups'];
 }
 
 export async function viewTimelineOf(table: Table, vopts: ViewTimelineOptions = {}): Promise<ViewTimeline> {
@@ -31,7 +33,7 @@ export async function viewTimelineOf(table: Table, vopts: ViewTimelineOptions = 
   const uri = (i: Instant, s: 'COMPLETED' | 'REQUESTED') => ({ path: table.storage.uri(i.files[s]!.path) });
   const completed = tl.completed().filter((i) => WRITE_ACTIONS.has(i.action));
   const replaces = completed.filter((i) => i.action === 'replacecommit');
-  const replacedLists = await tl.mapRead(replaces, 'COMPLETED', (b, i) => {
+  const replacedLists = vopts.replacedFileGroups ? [vopts.replacedFileGroups] : await tl.mapRead(replaces, 'COMPLETED', (b, i) => {
     const m = decodeCommitMetadata(b, uri(i, 'COMPLETED'));
     return Object.entries(m.partitionToReplaceFileIds ?? {}).flatMap(([partition, ids]) =>
       ids.map((fileId) => ({ partition, fileId, byInstant: i.requestedTime })),

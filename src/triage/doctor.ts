@@ -1,9 +1,9 @@
 // `doctor`: the first minute of an incident (incidents.md §3 triage order: timeline first, then files).
 import { loadRollbackInfo } from '../table/index.ts';
-import { humanReadableByteCount, joinPath } from '../util/index.ts';
+import { humanReadableByteCount } from '../util/index.ts';
 import { findCollisions, type CollisionOptions } from './collisions.ts';
 import { findOrphans, type OrphanOptions } from './orphans.ts';
-import { heartbeatOf, instantMs, type TableScan } from './scan.ts';
+import { heartbeatOf, instantMs, type ScanScope, type TableScan } from './scan.ts';
 import { worst, type Finding, type Orphan, type Severity } from './types.ts';
 import { PENDING_COMPACTION_FIX, STUCK_INSTANT_FIX } from './runbook.ts';
 
@@ -49,6 +49,8 @@ export interface DoctorReport {
     fileGroups: number;
     files: number;
     bytes: number;
+    /** what --partitions / --since narrowed the file-level checks to (absent: the whole table) */
+    scope?: ScanScope;
   };
   severity: Severity;
   checks: DoctorCheck[];
@@ -64,28 +66,17 @@ export type DoctorOptions = CollisionOptions & OrphanOptions;
 /** Delta commits since the last compaction, per file group of a MOR table (from write stats). */
 export function compactionBacklog(scan: TableScan): BacklogEntry[] {
   if (scan.table.config.type !== 'MERGE_ON_READ') return [];
-  const deltas = new Map<string, string[]>();
-  for (const w of scan.writes) {
-    if (w.instant.state !== 'COMPLETED' || w.instant.effectiveAction !== 'deltacommit') continue;
-    const ids = new Set(w.stats.map((s) => `${s.partitionPath}\u0000${s.fileId}`));
-    for (const k of ids) deltas.set(k, [...(deltas.get(k) ?? []), w.instant.requestedTime]);
-  }
   const out: BacklogEntry[] = [];
-  for (const g of scan.view.allFileGroups()) {
-    let base = '';
-    for (const s of g.slices) if (s.baseFile && s.baseFile.instant > base) base = s.baseFile.instant;
-    const n = (deltas.get(`${g.partition}\u0000${g.fileId}`) ?? []).filter((t) => t > base).length;
-    out.push({ partition: g.partition, fileId: g.fileId, baseInstant: base, deltaCommits: n });
+  for (const p of scan.partitions) {
+    for (let k = 0; k < p.fileIds.length; k++) out.push({ partition: p.partition, fileId: p.fileIds[k]!, baseInstant: p.baseInstants[k]!, deltaCommits: p.deltaCommits[k]! });
   }
   return out.sort((a, b) => b.deltaCommits - a.deltaCommits || (a.partition + a.fileId < b.partition + b.fileId ? -1 : 1));
 }
 
 export function groupSizes(scan: TableScan): { partition: string; fileId: string; bytes: number }[] {
-  return scan.view.latestFileSlices().map((s) => ({
-    partition: s.partition,
-    fileId: s.fileId,
-    bytes: (s.baseFile?.size ?? 0) + s.logFiles.reduce((n, l) => n + l.size, 0),
-  }));
+  const out: { partition: string; fileId: string; bytes: number }[] = [];
+  for (const p of scan.partitions) for (let k = 0; k < p.fileIds.length; k++) out.push({ partition: p.partition, fileId: p.fileIds[k]!, bytes: p.latestBytes[k]! });
+  return out;
 }
 
 export function pendingInstants(scan: TableScan): PendingEntry[] {
@@ -109,47 +100,32 @@ function age(s: number): string {
   return `${s} s`;
 }
 
-async function mdtCheck(scan: TableScan): Promise<DoctorCheck> {
+function inScope(scan: TableScan, partition: string): boolean {
+  const parts = scan.scope.partitions;
+  return !parts || parts.some((v) => partition === v || partition.startsWith(`${v}/`));
+}
+
+function mdtCheck(scan: TableScan): DoctorCheck {
   const name = 'metadata-table';
-  const { storage, basePath } = scan.table;
-  if (!(await storage.exists(joinPath(basePath, '.hoodie', 'metadata', '.hoodie', 'hoodie.properties')))) {
-    return { check: name, severity: 'ok', summary: 'no metadata table', nextStep: '-', details: [] };
+  const m = scan.mdt;
+  if (!m) throw new Error('doctor needs a scan that read the metadata table (scanTable without metadataTable: false)');
+  if (m.state === 'absent') return { check: name, severity: 'ok', summary: 'no metadata table', nextStep: '-', details: [] };
+  if (m.state === 'unavailable') return { check: name, severity: 'info', summary: 'not checked (metadata-table reader unavailable)', nextStep: '-', details: [] };
+  if (m.state === 'unreadable') {
+    return { check: name, severity: 'warning', summary: `not checked: ${m.message}`, nextStep: 'Read the metadata table with `metadata list-files`; if it stays unreadable, disable and rebuild it (hoodie.metadata.enable).', details: [] };
   }
-  let mdt: typeof import('../mdt/index.ts');
-  try {
-    mdt = await import('../mdt/index.ts');
-  } catch {
-    return { check: name, severity: 'info', summary: 'not checked (metadata-table reader unavailable)', nextStep: '-', details: [] };
-  }
-  let files;
-  try {
-    files = await mdt.readMetadataTableFiles(storage, basePath);
-  } catch (e) {
-    return { check: name, severity: 'warning', summary: `not checked: ${(e as Error).message}`, nextStep: 'Read the metadata table with `metadata list-files`; if it stays unreadable, disable and rebuild it (hoodie.metadata.enable).', details: [] };
-  }
-  const listed = new Map<string, Map<string, number>>();
-  for (const p of scan.partitions) listed.set(p.partition, new Map(p.files.map((f) => [f.name, f.size])));
-  const committed = new Map<string, Set<string>>();
-  for (const g of scan.view.allFileGroups()) {
-    const set = committed.get(g.partition) ?? new Set<string>();
-    for (const s of g.slices) {
-      if (s.baseFile) set.add(s.baseFile.name);
-      for (const l of [...s.logFiles, ...s.cdcLogFiles]) set.add(l.name);
-    }
-    committed.set(g.partition, set);
-  }
+  const listed = new Map(scan.partitions.map((p) => [p.partition, p]));
   const missingOnStorage: string[] = [];
   const missingInMdt: string[] = [];
-  for (const [partition, names] of files.files) {
+  for (const [partition, names] of m.files) {
+    if (!inScope(scan, partition)) continue;
     const here = listed.get(partition);
-    for (const n of names.keys()) if (!here?.has(n)) missingOnStorage.push(partition ? `${partition}/${n}` : n);
+    if (here) missingOnStorage.push(...here.missingOnStorage);
+    else for (const n of names.keys()) missingOnStorage.push(partition ? `${partition}/${n}` : n);
   }
-  for (const [partition, names] of committed) {
-    const inMdt = files.files.get(partition);
-    for (const n of names) if (!inMdt?.has(n)) missingInMdt.push(partition ? `${partition}/${n}` : n);
-  }
+  for (const p of scan.partitions) missingInMdt.push(...p.missingInMdt);
   const details = [...missingOnStorage.map((p) => `listed in the metadata table, missing on storage: ${p}`), ...missingInMdt.map((p) => `committed on storage, missing in the metadata table: ${p}`)];
-  if (details.length === 0) return { check: name, severity: 'ok', summary: `metadata table files partition matches the listing (${files.partitions.length} partitions)`, nextStep: '-', details: [] };
+  if (details.length === 0) return { check: name, severity: 'ok', summary: `metadata table files partition matches the listing (${m.partitions.length} partitions)`, nextStep: '-', details: [] };
   return {
     check: name,
     severity: missingOnStorage.length > 0 ? 'error' : 'warning',
@@ -163,9 +139,9 @@ export async function doctor(scan: TableScan, opts: DoctorOptions = {}): Promise
   const olderThanS = (opts.olderThanMs ?? 3_600_000) / 1000;
   const { table, tl } = scan;
   const checks: DoctorCheck[] = [];
-  const files = scan.files.length;
-  const bytes = scan.files.reduce((n, f) => n + f.size, 0);
-  const groups = scan.view.allFileGroups();
+  const files = scan.fileCount;
+  const bytes = scan.bytes;
+  const groups = scan.partitions.reduce((n, p) => n + p.fileIds.length, 0);
 
   const pending = pendingInstants(scan);
   const stale = pending.filter((p) => !['compaction', 'logcompaction', 'clustering'].includes(p.action) && p.ageSeconds >= olderThanS && p.heartbeat !== 'alive');
@@ -206,7 +182,10 @@ export async function doctor(scan: TableScan, opts: DoctorOptions = {}): Promise
   checks.push({
     check: 'compaction-backlog',
     severity: behind.length > 0 ? 'warning' : 'ok',
-    summary: table.config.type !== 'MERGE_ON_READ' ? 'copy-on-write table: no compaction' : `max ${backlog[0]?.deltaCommits ?? 0} delta commit(s) since the last compaction; ${behind.length} file group(s) at ≥ ${BACKLOG_WARN}`,
+    summary:
+      table.config.type !== 'MERGE_ON_READ'
+        ? 'copy-on-write table: no compaction'
+        : `max ${backlog[0]?.deltaCommits ?? 0} delta commit(s) since the last compaction; ${behind.length} file group(s) at ≥ ${BACKLOG_WARN}${scan.scope.since ? ` (counting delta commits since ${scan.scope.since} only)` : ''}`,
     nextStep: behind.length > 0 ? 'Un-compacted delta commits per file group should stay below 10: compaction is falling behind; schedule and run compaction (offline, in a quiet window).' : '-',
     details: behind.map((b) => `${b.partition}/${b.fileId}: ${b.deltaCommits} delta commits since ${b.baseInstant || 'creation'}`),
   });
@@ -243,7 +222,7 @@ export async function doctor(scan: TableScan, opts: DoctorOptions = {}): Promise
     details: orphans.map((o) => `${o.kind} ${o.path}: ${o.reason}`),
   });
 
-  checks.push(await mdtCheck(scan));
+  checks.push(mdtCheck(scan));
 
   return {
     table: {
@@ -255,10 +234,11 @@ export async function doctor(scan: TableScan, opts: DoctorOptions = {}): Promise
       instants: tl.instants.length,
       completed: tl.completed().length,
       pending: pending.length,
-      partitions: scan.view.partitions().length,
-      fileGroups: groups.length,
+      partitions: scan.partitions.length,
+      fileGroups: groups,
       files,
       bytes,
+      ...(scan.scope.partitions || scan.scope.since ? { scope: scan.scope } : {}),
     },
     severity: worst(checks.map((c) => c.severity)),
     checks,

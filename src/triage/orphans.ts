@@ -1,13 +1,13 @@
 // Orphans (incidents.md §2, §4): Flink sink leftovers, data files of no completed instant, marker
 // dirs, stuck instants, unparseable names; and their quarantine under .hoodie/.tblcli-trash/<run>.
 import { StorageError, TblError } from '../errors/index.ts';
-import { parseBaseFileName, parseLogFileName, partitionMetafileFormat } from '../fs-view/index.ts';
 import { formatInstantTime, joinPath, parentPath, relativeTo } from '../util/index.ts';
 import { confineStorage } from '../storage/confine.ts';
 import type { Storage } from '../storage/index.ts';
 import { ORPHAN_TEXT } from './runbook.ts';
 import { openTableAt } from '../table/index.ts';
-import { dirSummary, HEARTBEAT_EXPIRY_MS, heartbeatOf, instantMs, instantStateIn, instantStateOf, type InstantState, type TableScan } from './scan.ts';
+import { dirSummary } from './listing.ts';
+import { HEARTBEAT_EXPIRY_MS, heartbeatOf, instantMs, instantStateIn, instantStateOf, type InstantState, type TableScan } from './scan.ts';
 import type { Orphan, OrphanKind, Severity } from './types.ts';
 
 export const DEFAULT_OLDER_THAN_MS = 60 * 60 * 1000;
@@ -27,16 +27,8 @@ export function isOutsideDir(scan: TableScan, dir: string | undefined): boolean 
   return dir !== undefined && dir.startsWith('/') && relativeTo(scan.table.basePath, dir) === undefined;
 }
 
-// `.part-<uuid>-<n>.inprogress.<uuid>`, `part-<uuid>-<n>.pending.<uuid>` (hidden or not)
-const FLINK_PART = /^\.?part-.+\.(inprogress|pending)\.[^/]+$/;
 const TABLE_SERVICE_PLANS = new Set(['compaction', 'logcompaction', 'clustering']);
-// names Hudi itself keeps beside data files
-const KNOWN_FILES = new Set(['_SUCCESS']);
-
-export function isFlinkLeftover(name: string): 'inprogress' | 'pending' | undefined {
-  const m = FLINK_PART.exec(name);
-  return m ? (m[1] as 'inprogress' | 'pending') : undefined;
-}
+export { isFlinkLeftover } from './listing.ts';
 
 export const ROLL_BACK_FIRST =
   'roll it back first (`tblcli rollback failed --yes` once no writer runs, or `tblcli commit rollback --commit <t>`), then re-run orphans';
@@ -77,44 +69,27 @@ export function findOrphans(scan: TableScan, opts: OrphanOptions = {}): Orphan[]
     return { instant, instantState, ...(instantState === 'completed' ? {} : { heartbeat: heartbeatOf(scan, instant) }) };
   };
 
-  // files under the table
-  const uncommitted = new Map<string, string>();
-  for (const e of scan.view.excludedFiles()) {
-    if (e.reason === 'uncommitted' || e.reason === 'pending-compaction-output') uncommitted.set(`${e.partition}\u0000${e.name}`, e.instant);
-  }
-  for (const f of scan.files) {
-    if (!within(f.rel)) continue;
-    const base = { path: f.rel, size: f.size, mtimeMs: f.mtimeMs };
-    const flink = isFlinkLeftover(f.name);
-    if (flink) {
-      push({ ...base, kind: 'flink-leftover', reason: `${ORPHAN_TEXT['flink-leftover']} (${flink})` });
-      continue;
-    }
-    const b = parseBaseFileName(f.name);
-    const l = b ? undefined : parseLogFileName(f.name);
-    if (b || (l && l.ext === 'log')) {
-      if (!scan.partitionSet.has(f.dir)) {
-        push({ ...base, kind: 'outside-partition', reason: ORPHAN_TEXT['outside-partition'], reportOnly: 'outside any partition: report only' });
-        continue;
-      }
-      const instant = uncommitted.get(`${f.dir}\u0000${f.name}`);
-      if (instant === undefined) continue;
+  // files under the table (the listing pass kept the ones that may be orphans)
+  for (const c of scan.candidates) {
+    if (!within(c.rel)) continue;
+    const base = { path: c.rel, size: c.size, mtimeMs: c.mtimeMs };
+    if (c.kind === 'flink-leftover') push({ ...base, kind: 'flink-leftover', reason: `${ORPHAN_TEXT['flink-leftover']} (${c.flink})` });
+    else if (c.kind === 'outside-partition') push({ ...base, kind: 'outside-partition', reason: ORPHAN_TEXT['outside-partition'], reportOnly: 'outside any partition: report only' });
+    else if (c.kind === 'unparseable') push({ ...base, kind: 'unparseable', reason: ORPHAN_TEXT.unparseable });
+    else {
+      const instant = c.instant!;
       const facts = instantFacts(instant);
       const who = facts.instantState === 'absent' ? 'failed or rolled back, no longer on the timeline' : `still ${facts.instantState}, heartbeat ${facts.heartbeat}`;
       const reportOnly = instantKeepReason('uncommitted-file', instant, facts.instantState, facts.heartbeat);
       push({ ...base, kind: 'uncommitted-file', ...facts, reason: `${ORPHAN_TEXT['uncommitted-file']}: written by ${instant} (${who})`, ...(reportOnly ? { reportOnly } : {}) });
-      continue;
     }
-    if (partitionMetafileFormat(f.name) !== undefined || KNOWN_FILES.has(f.name)) continue;
-    push({ ...base, kind: 'unparseable', reason: ORPHAN_TEXT.unparseable });
   }
 
   // a directory outside the table (a Flink file sink next to it): only unfinished part files are orphans there
   for (const o of scan.outside) {
     if (outsideOnly && o.root !== opts.dir!.replace(/\/$/, '')) continue;
-    for (const f of o.files) {
-      const flink = isFlinkLeftover(f.name);
-      if (flink) push({ path: joinPath(o.root, f.rel), root: o.root, size: f.size, mtimeMs: f.mtimeMs, kind: 'flink-leftover', reason: `${ORPHAN_TEXT['flink-leftover']} (${flink})` });
+    for (const f of o.candidates) {
+      push({ path: joinPath(o.root, f.rel), root: o.root, size: f.size, mtimeMs: f.mtimeMs, kind: 'flink-leftover', reason: `${ORPHAN_TEXT['flink-leftover']} (${f.flink})` });
     }
   }
   if (outsideOnly) return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));

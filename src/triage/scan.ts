@@ -1,54 +1,26 @@
-// One pass over a table for triage: the listing of every file outside .hoodie, the timeline with the
-// write stats of every write instant (completed metadata; inflight workload for pending ones), pending
-// plans, marker dirs and heartbeats, and the file-system view assembled from the same listing.
+// One pass over a table for every triage check (issue 22: tables of millions of files). In order: the
+// timeline, heartbeats, marker dirs and (for doctor) the metadata table's file list; every write
+// instant's metadata, read once in timeline order into compact per-file-group records; then the
+// listing, streamed: directories are listed 16 at a time and each one is fed to the checks and dropped,
+// so memory follows the largest partition and the number of file groups, not the number of files.
 import { TblError } from '../errors/index.ts';
-import { decodeCommitMetadata } from '../metadata/index.ts';
+import { viewAssembler, type ViewAssembler, type ViewTimeline } from '../fs-view/index.ts';
 import { listOrEmpty, mapLimit, type FileStatus, type Storage } from '../storage/index.ts';
 import { viewTimelineOf, type Table } from '../table/index.ts';
-import { WRITE_ACTIONS, type Instant, type Timeline } from '../timeline/index.ts';
-import {
-  assembleView,
-  parseBaseFileName,
-  parseLogFileName,
-  partitionMetafileFormat,
-  type FileSystemView,
-  type ListedPartition,
-  type ViewTimeline,
-} from '../fs-view/index.ts';
-import { joinPath, parseInstantTime, relativeTo } from '../util/index.ts';
+import type { Timeline } from '../timeline/index.ts';
+import { joinPath, relativeTo } from '../util/index.ts';
+import { dirSummary, feedOutsideDir, feedTableDir, listDir, newPassResult, streamWalk, type FileCandidate, type PartitionSummary, type PassContext, type PassResult } from './listing.ts';
+import { overlapCandidates, type InstantWrites, type OverlapContext } from './timing.ts';
+import { HAS_PATH, type Touches } from './touches.ts';
+import { decodeWrites, instantMs, statsFileOf, writeInstantsOf, type StatRef } from './writes.ts';
+import { ListingWorker, toJob, type ListingJob } from './listing-job.ts';
+
+export { dirSummary } from './listing.ts';
+export { instantMs } from './writes.ts';
+export type { InstantWrites } from './timing.ts';
 
 /** HoodieWriteConfig defaults: heartbeat interval 60 s × 2 tolerable misses. */
 export const HEARTBEAT_EXPIRY_MS = 120_000;
-
-export interface ListedFile extends FileStatus {
-  /** table-relative path */
-  rel: string;
-  /** table-relative directory ('' for the base path) */
-  dir: string;
-}
-
-/** The part of a HoodieWriteStat triage uses (the full stats of a 200k-file table cost hundreds of MB). */
-export interface WriteRef {
-  fileId: string;
-  partitionPath: string;
-  prevCommit: string | null;
-  /** table-relative path; null in an inflight workload profile */
-  path: string | null;
-}
-
-export interface InstantWrites {
-  instant: Instant;
-  /** stats of the completed file, or of the inflight workload profile of a pending instant */
-  stats: WriteRef[];
-  /** partitionToReplaceFileIds of a completed replacecommit */
-  replaced: { partition: string; fileId: string }[];
-  /** operationType of the completed metadata (CLUSTER for a v6 clustering replacecommit) */
-  operationType?: string;
-  /** epoch ms of the requested time */
-  startMs?: number;
-  /** epoch ms of the completion time (layout 2 names, layout 1 file mtime); undefined while pending */
-  endMs?: number;
-}
 
 export interface MarkerDir {
   instant: string;
@@ -63,8 +35,32 @@ export interface MarkerDir {
 export interface OutsideDir {
   /** absolute storage path */
   root: string;
-  /** files below it; `rel`/`dir` relative to root; its own .tblcli-trash is skipped */
-  files: ListedFile[];
+  /** its Flink part files (`rel` relative to root); its own .tblcli-trash is skipped */
+  candidates: FileCandidate[];
+}
+
+/** The metadata table's `files` partition as doctor compares it with the listing. */
+export type MdtFiles =
+  | { state: 'absent' }
+  | { state: 'unavailable' }
+  | { state: 'unreadable'; message: string }
+  | { state: 'read'; partitions: string[]; files: Map<string, Map<string, number>> };
+
+/** What `--partitions` / `--since` narrowed the scan to. */
+export interface ScanScope {
+  /** table-relative directories: partitions at or below them */
+  partitions?: string[];
+  /** instants requested at or after it, and files of those instants (or modified since) */
+  since?: string;
+}
+
+export interface ScanProgress {
+  phase: 'timeline' | 'instants' | 'listing' | 'markers';
+  instantsRead: number;
+  instantsTotal: number;
+  dirs: number;
+  files: number;
+  partitions: number;
 }
 
 export interface TableScan {
@@ -72,18 +68,43 @@ export interface TableScan {
   tl: Timeline;
   now: Date;
   layout: 1 | 2;
-  /** every file under the base path outside .hoodie */
-  files: ListedFile[];
-  partitions: ListedPartition[];
-  /** relative dirs that are partitions */
-  partitionSet: Set<string>;
-  view: FileSystemView;
   viewTimeline: ViewTimeline;
+  /** builds the file groups of one partition (for checks that list a partition again) */
+  asm: ViewAssembler;
+  /** every write instant of the timeline, in timeline order */
   writes: InstantWrites[];
+  byTime: Map<string, InstantWrites>;
+  /** their write stats as per-file-group records */
+  touches: Touches;
+  overlap: OverlapContext;
+  /** per write: whether it overlaps some other write (only those can pair up) */
+  capable: boolean[];
+  /** listed partitions, ascending */
+  partitions: PartitionSummary[];
+  /** files that may be orphans */
+  candidates: FileCandidate[];
+  /** listed files of touches whose stats name no path (inflight workloads), by touch */
+  pathlessFiles: Map<number, string[]>;
+  /** requested times of pending write instants (pathlessFiles covers their touches) */
+  pendingTimes: ReadonlySet<string>;
+  /** files under the base path outside .hoodie (within the scope) and their bytes */
+  fileCount: number;
+  bytes: number;
   markerDirs: MarkerDir[];
   /** heartbeat file mtime by instant */
   heartbeats: Map<string, number>;
   outside: OutsideDir[];
+  /** undefined when the scan was made without it (metadataTable: false) */
+  mdt?: MdtFiles;
+  scope: ScanScope;
+  /** instant files read: once each in the scan, again only for a finding that needs a path not kept */
+  reads: { instants: number; again: number };
+  /** stats of instants read again, by index into writes */
+  reread: Map<number, Promise<StatRef[]>>;
+  /** file names of partitions listed again for a finding */
+  relisted: Map<string, string[]>;
+  /** which thread listed the table */
+  listedOn: 'worker' | 'main';
   warnings: string[];
 }
 
@@ -92,78 +113,47 @@ export interface ScanOptions {
   concurrency?: number;
   /** absolute directories outside the base path to list as well (orphans --dir) */
   outsideDirs?: string[];
+  /** read the metadata table's file list for doctor's comparison (default true) */
+  metadataTable?: boolean;
+  /** --partitions: table-relative directories to look at (partitions at or below them) */
+  partitions?: string[];
+  /** --since: an instant time; older instants and their files are left out */
+  since?: string;
+  onProgress?: (p: ScanProgress) => void;
 }
 
-/** Lists every file under `root`, level by level, skipping `skip` dirs (absolute paths). */
-export async function walk(storage: Storage, root: string, skip: ReadonlySet<string>, concurrency = 16): Promise<FileStatus[]> {
-  const files: FileStatus[] = [];
-  let level = [root];
-  while (level.length > 0) {
-    const listed = await mapLimit(level, concurrency, (d) => listOrEmpty(storage, d));
-    const next: string[] = [];
-    for (const entries of listed) {
-      for (const e of entries) {
-        if (e.isDirectory) {
-          if (!skip.has(e.path)) next.push(e.path);
-        } else files.push(e);
-      }
+/** `--partitions` values as table-relative directories (absolute ones below the base path allowed). */
+function scopePartitions(table: Table, values: string[] | undefined): string[] | undefined {
+  if (values === undefined) return undefined;
+  const out: string[] = [];
+  for (const v of values) {
+    let p = v.trim();
+    if (p.startsWith('/')) p = relativeTo(table.basePath, p.replace(/\/+$/, '')) ?? p;
+    p = p.replace(/^\/+|\/+$/g, '');
+    if (p === '' || p.split('/').some((s) => s === '..' || s === '.' || s === '.hoodie')) {
+      throw new TblError('usage', `--partitions: '${v}' is not a partition directory of the table`, { hint: 'give table-relative partition paths, e.g. --partitions region=us,region=eu' });
     }
-    level = next;
+    if (!out.includes(p)) out.push(p);
   }
-  return files;
+  if (out.length === 0) throw new TblError('usage', '--partitions needs at least one partition path');
+  return out;
 }
 
-/** Adds `rel`/`dir` to the listed statuses in place (a copy would keep the whole listing twice). */
-function toListed(statuses: FileStatus[], basePath: string): ListedFile[] {
-  for (const f of statuses as ListedFile[]) {
-    const rel = relativeTo(basePath, f.path) ?? f.name;
-    const slash = rel.lastIndexOf('/');
-    f.rel = rel;
-    f.dir = slash < 0 ? '' : rel.slice(0, slash);
+async function loadMdt(table: Table): Promise<MdtFiles> {
+  const { storage, basePath } = table;
+  if (!(await storage.exists(joinPath(basePath, '.hoodie', 'metadata', '.hoodie', 'hoodie.properties')))) return { state: 'absent' };
+  let mdt: typeof import('../mdt/index.ts');
+  try {
+    mdt = await import('../mdt/index.ts');
+  } catch {
+    return { state: 'unavailable' };
   }
-  return statuses as ListedFile[];
-}
-
-/** Bytes of instant files decoded at once: a decoded commit file is ~10x its size, so big ones go one by one. */
-const DECODE_BUDGET_BYTES = 8 * 1024 * 1024;
-
-/** mapLimit that also bounds the bytes in flight (an item larger than the budget runs alone); keeps order. */
-function mapWithinBudget<T, R>(items: readonly T[], size: (t: T) => number, concurrency: number, fn: (t: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  let running = 0;
-  let bytes = 0;
-  return new Promise((resolve, reject) => {
-    let failed = false;
-    const pump = () => {
-      if (failed) return;
-      if (next === items.length && running === 0) return resolve(out);
-      while (next < items.length && running < concurrency) {
-        const n = size(items[next]!);
-        if (running > 0 && bytes + n > DECODE_BUDGET_BYTES) break;
-        const i = next++;
-        running++;
-        bytes += n;
-        fn(items[i]!).then(
-          (r) => {
-            out[i] = r;
-            running--;
-            bytes -= n;
-            pump();
-          },
-          (e) => {
-            failed = true;
-            reject(e);
-          },
-        );
-      }
-    };
-    pump();
-  });
-}
-
-export function instantMs(t: string, table: Table): number | undefined {
-  return parseInstantTime(t, table.config.timezone)?.getTime();
+  try {
+    const f = await mdt.readMetadataTableFiles(storage, basePath);
+    return { state: 'read', partitions: f.partitions, files: f.files };
+  } catch (e) {
+    return { state: 'unreadable', message: (e as Error).message };
+  }
 }
 
 export async function scanTable(table: Table, opts: ScanOptions = {}): Promise<TableScan> {
@@ -171,65 +161,128 @@ export async function scanTable(table: Table, opts: ScanOptions = {}): Promise<T
   const concurrency = opts.concurrency ?? 16;
   const { storage, basePath, metaPath } = table;
   const warnings: string[] = [];
-  const [tl, viewTimeline, walked, heartbeatFiles, tempEntries] = await Promise.all([
+  const scope: ScanScope = {};
+  const parts = scopePartitions(table, opts.partitions);
+  if (parts) scope.partitions = parts;
+  let sinceMs: number | undefined;
+  if (opts.since !== undefined) {
+    sinceMs = /^\d{8,17}$/.test(opts.since) ? instantMs(opts.since.padEnd(17, '0'), table) : undefined;
+    if (sinceMs === undefined) throw new TblError('usage', `--since must be an instant time (yyyyMMddHHmmss[SSS]), got '${opts.since}'`);
+    scope.since = opts.since;
+  }
+  const progress: ScanProgress = { phase: 'timeline', instantsRead: 0, instantsTotal: 0, dirs: 0, files: 0, partitions: 0 };
+  const report = () => opts.onProgress?.(progress);
+  report();
+
+  const [tl, heartbeatFiles, tempEntries, mdt] = await Promise.all([
     table.timeline(),
-    viewTimelineOf(table),
-    walk(storage, basePath, new Set([metaPath]), concurrency),
     listOrEmpty(storage, joinPath(metaPath, '.heartbeat')),
     listOrEmpty(storage, joinPath(metaPath, '.temp')),
+    opts.metadataTable === false ? undefined : loadMdt(table),
   ]);
-
-  const files = toListed(walked, basePath);
-
-  // partitions as the fs-view defines them: dirs holding partition metadata, or the root holding data files
-  const byDir = new Map<string, ListedFile[]>();
-  for (const f of files) {
-    const list = byDir.get(f.dir);
-    if (list) list.push(f);
-    else byDir.set(f.dir, [f]);
-  }
-  const partitions: ListedPartition[] = [];
-  for (const [dir, list] of byDir) {
-    const hasMeta = list.some((f) => partitionMetafileFormat(f.name) !== undefined);
-    const hasData = dir === '' && list.some((f) => parseBaseFileName(f.name) || parseLogFileName(f.name));
-    if (hasMeta || hasData) partitions.push({ partition: dir, files: list });
-  }
-  partitions.sort((a, b) => (a.partition < b.partition ? -1 : a.partition > b.partition ? 1 : 0));
-  const view = assembleView(partitions, viewTimeline);
-
-  const writeInstants = tl.instants.filter((i) => WRITE_ACTIONS.has(i.action) || WRITE_ACTIONS.has(i.effectiveAction));
-  const writes = await mapWithinBudget(writeInstants, (i) => (i.files.COMPLETED ?? i.files.INFLIGHT)?.size ?? 0, concurrency, async (i): Promise<InstantWrites> => {
-    const out: InstantWrites = { instant: i, stats: [], replaced: [], startMs: instantMs(i.requestedTime, table) };
-    if (i.state === 'COMPLETED') {
-      out.endMs = i.completionTime ? instantMs(i.completionTime, table) : i.files.COMPLETED?.mtimeMs;
-    }
-    const state = i.state === 'COMPLETED' ? 'COMPLETED' : i.files.INFLIGHT ? 'INFLIGHT' : undefined;
-    const file = state ? i.files[state] : undefined;
-    // compaction/clustering pending files hold plans, not write stats
-    const planOnly = i.state !== 'COMPLETED' && ['compaction', 'logcompaction', 'clustering'].includes(i.effectiveAction);
-    if (!state || !file || file.size === 0 || planOnly) return out;
-    try {
-      const m = decodeCommitMetadata(await tl.read(i, state, false), { path: storage.uri(file.path) });
-      if (m.operationType) out.operationType = m.operationType;
-      for (const stats of Object.values(m.partitionToWriteStats)) {
-        for (const s of stats) out.stats.push({ fileId: s.fileId, partitionPath: s.partitionPath, prevCommit: s.prevCommit ?? null, path: s.path ?? null });
-      }
-      if (state === 'COMPLETED') {
-        for (const [partition, ids] of Object.entries(m.partitionToReplaceFileIds ?? {})) {
-          for (const fileId of ids) out.replaced.push({ partition, fileId });
-        }
-      }
-    } catch (e) {
-      warnings.push(`${storage.uri(file.path)}: could not read write stats (${(e as Error).message})`);
-    }
-    return out;
-  });
-
   const heartbeats = new Map<string, number>();
   for (const h of heartbeatFiles) if (!h.isDirectory) heartbeats.set(h.name, h.mtimeMs);
+  const overlap: OverlapContext = {
+    layout: table.config.layoutVersion,
+    now,
+    heartbeat: (t) => {
+      const m = heartbeats.get(t);
+      if (m === undefined) return 'missing';
+      return now.getTime() - m > HEARTBEAT_EXPIRY_MS ? 'expired' : 'alive';
+    },
+  };
+  // pending plans now; what completed replacecommits replaced comes with their write stats below
+  const plans = await viewTimelineOf(table, { replacedFileGroups: [] });
+  const planned = new Map<string, string>();
+  const plan = (partition: string, fileId: string, instant: string) => {
+    const k = `${partition}\u0000${fileId}`;
+    const p = planned.get(k);
+    if (p === undefined || instant < p) planned.set(k, instant);
+  };
+  for (const pc of plans.pendingCompactions) for (const op of pc.operations) plan(op.partitionPath, op.fileId, pc.instant);
+  for (const c of plans.pendingClusteringFileGroups ?? []) plan(c.partition, c.fileId, c.instant);
 
+  const writes = writeInstantsOf(table, tl);
+  const capable = overlapCandidates(writes, overlap);
+  const capableSet = new Set(writes.filter((_, k) => capable[k]));
+  const byTime = new Map(writes.map((w) => [w.instant.requestedTime, w]));
+  // the listing pass needs timeline facts only (plans, not what replacecommits replaced: dropped afterwards)
+  const passCtx: PassContext = {
+    layout: table.config.layoutVersion,
+    asm: viewAssembler(plans),
+    byTime,
+    pending: new Set(writes.filter((w) => w.instant.state !== 'COMPLETED').map((w) => w.instant.requestedTime)),
+    overlap,
+    ...(capableSet.size > 0 ? { mayOverlap: (a: InstantWrites, b: InstantWrites) => capableSet.has(a) && capableSet.has(b) } : {}),
+    ...(mdt?.state === 'read' ? { mdtFiles: mdt.files } : {}),
+    ...(scope.since !== undefined ? { since: { instant: scope.since, ms: sinceMs! } } : {}),
+  };
+  const roots = parts ? parts.map((p) => ({ abs: joinPath(basePath, p), rel: p })) : [{ abs: basePath, rel: '' }];
+  if (parts) {
+    for (const r of roots) {
+      const st = await storage.stat(r.abs).catch(() => undefined);
+      if (!st?.isDirectory) throw new TblError('not-found', `${storage.uri(r.abs)}: no such partition directory`, { path: storage.uri(r.abs) });
+    }
+  }
+  // a local listing is synchronous (readdir, then a stat per file on first access): listing ahead would
+  // only hold more directories in memory at once
+  const listAhead = storage.scheme === 'file' ? 1 : concurrency;
+  // a large local table is listed on a worker thread while this one reads the write stats
+  const onWorkerProgress = (p: { dirs: number; files: number; partitions: number }) => {
+    Object.assign(progress, p);
+    report();
+  };
+  const worker = storage.scheme === 'file' && (await worthAWorker(table, writes, roots)) ? ListingWorker.start(listingJob(), onWorkerProgress) : undefined;
+  function listingJob(): ListingJob {
+    const completion: [string, string][] = [];
+    if (table.config.layoutVersion === 2) {
+      const seen = new Set<string>();
+      for (const i of tl.instants) {
+        if (i.state !== 'COMPLETED' || seen.has(i.requestedTime)) continue;
+        seen.add(i.requestedTime);
+        if (i.completionTime !== undefined) completion.push([i.requestedTime, i.completionTime]);
+      }
+    }
+    return toJob(roots, metaPath, passCtx, plans, completion, writes, capable, heartbeats, HEARTBEAT_EXPIRY_MS);
+  }
+  const inScope = parts ? (p: string) => parts.some((v) => p === v || p.startsWith(`${v}/`)) : undefined;
+  progress.phase = 'instants';
+  const decoded = await decodeWrites({
+    table,
+    tl,
+    writes,
+    capable,
+    planned,
+    concurrency,
+    since: scope.since,
+    inScope,
+    warnings,
+    onInstant: (done, total) => {
+      progress.instantsRead = done;
+      progress.instantsTotal = total;
+      report();
+    },
+  });
+  const viewTimeline: ViewTimeline = { ...plans, replacedFileGroups: decoded.viewReplaced };
+  const asm = viewAssembler(viewTimeline);
+
+  progress.phase = 'listing';
+  report();
+  const fromWorker = await worker?.result();
+  const pass =
+    fromWorker ??
+    (await listTable(storage, roots, metaPath, listAhead, passCtx, (p) => {
+      progress.dirs = p.dirs;
+      progress.files = p.files;
+      progress.partitions = p.partitions.length;
+      report();
+    }));
+  const pathlessFiles = mergeListing(pass, decoded.touches, writes, viewTimeline, asm);
+
+  progress.phase = 'markers';
+  report();
   const markerDirs = await mapLimit(
-    tempEntries.filter((e) => e.isDirectory && /^\d+$/.test(e.name)),
+    tempEntries.filter((e) => e.isDirectory && /^\d+$/.test(e.name) && (scope.since === undefined || e.name >= scope.since)),
     concurrency,
     async (d): Promise<MarkerDir> => ({ instant: d.name, rel: relativeTo(basePath, d.path) ?? d.name, path: d.path, ...(await dirSummary(storage, d, concurrency)) }),
   );
@@ -237,22 +290,123 @@ export async function scanTable(table: Table, opts: ScanOptions = {}): Promise<T
   const outside: OutsideDir[] = [];
   for (const root of opts.outsideDirs ?? []) {
     if (!(await storage.exists(root))) throw new TblError('not-found', `${storage.uri(root)}: no such directory`, { path: storage.uri(root) });
-    outside.push({ root, files: toListed(await walk(storage, root, new Set([joinPath(root, '.tblcli-trash')]), concurrency), root) });
+    const candidates: FileCandidate[] = [];
+    await streamWalk(storage, [{ abs: root, rel: '' }], new Set([joinPath(root, '.tblcli-trash')]), concurrency, (rel, files) => feedOutsideDir(passCtx, candidates, rel, files));
+    outside.push({ root, candidates });
   }
 
-  return { table, tl, now, layout: table.config.layoutVersion, files, partitions, partitionSet: new Set(partitions.map((p) => p.partition)), view, viewTimeline, writes, markerDirs, heartbeats, outside, warnings };
+  return {
+    table,
+    tl,
+    now,
+    layout: table.config.layoutVersion,
+    viewTimeline,
+    asm,
+    writes,
+    byTime,
+    touches: decoded.touches,
+    overlap,
+    capable,
+    partitions: pass.partitions,
+    candidates: pass.candidates,
+    pathlessFiles,
+    pendingTimes: passCtx.pending,
+    fileCount: pass.files,
+    bytes: pass.bytes,
+    markerDirs,
+    heartbeats,
+    outside,
+    ...(mdt ? { mdt } : {}),
+    scope,
+    reads: { instants: decoded.read, again: 0 },
+    reread: new Map(),
+    relisted: new Map(),
+    listedOn: fromWorker ? 'worker' : 'main',
+    warnings,
+  };
 }
 
-/** Total size, newest mtime (the dir's own or any file's below it) and file count of a directory. */
-export async function dirSummary(storage: Storage, dir: FileStatus, concurrency = 16): Promise<{ size: number; mtimeMs: number; files: number }> {
-  const inner = await walk(storage, dir.path, new Set(), concurrency);
-  let size = 0;
-  let mtimeMs = dir.mtimeMs;
-  for (const f of inner) {
-    size += f.size;
-    mtimeMs = Math.max(mtimeMs, f.mtimeMs);
+/** Whether a worker's start-up (~50 ms) pays: metadata of 8 MiB or more to read, or 64 or more entries at the top. */
+async function worthAWorker(table: Table, writes: readonly InstantWrites[], roots: { abs: string }[]): Promise<boolean> {
+  let bytes = 0;
+  for (const w of writes) {
+    const state = statsFileOf(w.instant);
+    if (state) bytes += w.instant.files[state]!.size;
   }
-  return { size, mtimeMs, files: inner.length };
+  if (bytes >= 8 << 20) return true;
+  let entries = 0;
+  for (const r of roots) entries += (await listDir(table.storage, r.abs)).length;
+  return entries >= 64;
+}
+
+/** The listing pass over the table (or the --partitions roots), in this thread. */
+export async function listTable(
+  storage: Storage,
+  roots: { abs: string; rel: string }[],
+  metaPath: string,
+  listAhead: number,
+  ctx: PassContext,
+  onDir?: (p: PassResult) => void,
+): Promise<PassResult> {
+  const pass = newPassResult();
+  await streamWalk(storage, roots, new Set([metaPath]), listAhead, (rel, files: FileStatus[]) => {
+    feedTableDir(ctx, pass, rel, files);
+    onDir?.(pass);
+  });
+  pass.partitions.sort((a, b) => (a.partition < b.partition ? -1 : a.partition > b.partition ? 1 : 0));
+  return pass;
+}
+
+/**
+ * Joins the listing with the write stats: drops the file groups completed replacecommits replaced (the
+ * view leaves them out), counts each group's delta commits since its base file, and hands the listed
+ * files of pending instants to their touches. Returns those files by touch.
+ */
+function mergeListing(pass: PassResult, touches: Touches, writes: readonly InstantWrites[], vt: ViewTimeline, asm: ViewAssembler): Map<number, string[]> {
+  const replaced = new Map<string, Set<string>>();
+  for (const r of vt.replacedFileGroups) {
+    if (!asm.isCommitted(r.byInstant)) continue;
+    let ids = replaced.get(r.partition);
+    if (!ids) replaced.set(r.partition, (ids = new Set()));
+    ids.add(r.fileId);
+  }
+  for (const s of pass.partitions) {
+    const gone = replaced.get(s.partition);
+    if (gone && s.fileIds.some((id) => gone.has(id))) {
+      const keep = s.fileIds.map((id) => !gone.has(id));
+      s.fileIds = s.fileIds.filter((_, k) => keep[k]);
+      s.baseInstants = s.baseInstants.filter((_, k) => keep[k]);
+      s.latestBytes = s.latestBytes.filter((_, k) => keep[k]);
+      s.deltaCommits = new Int32Array(s.fileIds.length);
+      s.listing = s.listing.filter((c) => !gone.has(c.fileId));
+      const mdtKeep = s.missingInMdtGroup.map((id) => !gone.has(id));
+      s.missingInMdt = s.missingInMdt.filter((_, k) => mdtKeep[k]);
+      s.missingInMdtGroup = s.missingInMdtGroup.filter((_, k) => mdtKeep[k]);
+    }
+    for (let k = 0; k < s.fileIds.length; k++) {
+      const g = touches.groupOf(s.partition, s.fileIds[k]!);
+      let d = 0;
+      for (let t = g < 0 ? -1 : touches.first(g); t >= 0; t = touches.nextOf(t)) {
+        const w = writes[touches.write.get(t)]!.instant;
+        if (w.state === 'COMPLETED' && w.effectiveAction === 'deltacommit' && w.requestedTime > s.baseInstants[k]!) d++;
+      }
+      s.deltaCommits[k] = d;
+    }
+  }
+  if (replaced.size > 0) {
+    pass.candidates = pass.candidates.filter((c) => c.kind !== 'uncommitted-file' || !replaced.get(c.rel.includes('/') ? c.rel.slice(0, c.rel.lastIndexOf('/')) : '')?.has(c.fileId!));
+  }
+  const out = new Map<number, string[]>();
+  for (const [partition, fileId, instant, rel] of pass.pendingFiles) {
+    const g = touches.groupOf(partition, fileId);
+    for (let t = g < 0 ? -1 : touches.first(g); t >= 0; t = touches.nextOf(t)) {
+      if (touches.has(t, HAS_PATH) || writes[touches.write.get(t)]!.instant.requestedTime !== instant) continue;
+      const list = out.get(t);
+      if (list) list.push(rel);
+      else out.set(t, [rel]);
+    }
+  }
+  return out;
 }
 
 /**
@@ -260,9 +414,7 @@ export async function dirSummary(storage: Storage, dir: FileStatus, concurrency 
  * under the LAZY failed-writes policy write one; triage keeps 'missing' apart (a running job may have none).
  */
 export function heartbeatOf(scan: TableScan, instant: string): 'alive' | 'expired' | 'missing' {
-  const m = scan.heartbeats.get(instant);
-  if (m === undefined) return 'missing';
-  return scan.now.getTime() - m > HEARTBEAT_EXPIRY_MS ? 'expired' : 'alive';
+  return scan.overlap.heartbeat(instant);
 }
 
 export type InstantState = 'requested' | 'inflight' | 'completed' | 'absent';

@@ -52,6 +52,12 @@ export const doctorColumns: ColumnSpec<DoctorCheck>[] = [
 ];
 
 /** The lines above doctor's checks: the table, its size, the overall severity. */
+/** What --partitions / --since narrowed the file-level checks to. */
+function scopeLine(scope: NonNullable<DoctorReport['table']['scope']>): string {
+  const parts = [scope.partitions ? `partitions ${scope.partitions.join(', ')}` : '', scope.since ? `instants since ${scope.since}` : ''].filter(Boolean);
+  return `Scope: ${parts.join('; ')} (timeline checks cover the whole table)`;
+}
+
 export function doctorIntro(report: DoctorReport): IntroLine[] {
   const tb = report.table;
   const head = `Table ${tb.name} (${tb.type}, version ${tb.version}, timeline layout ${tb.layout})`;
@@ -59,6 +65,7 @@ export function doctorIntro(report: DoctorReport): IntroLine[] {
     // a terminal shows the path on a line of its own, never broken by the wrapping
     { text: `${head} at ${tb.basePath}`, tty: `${head}\n  at ${tb.basePath}`, wrap: false },
     `${tb.instants} instants (${tb.completed} completed, ${tb.pending} pending), ${tb.partitions} partitions, ${tb.fileGroups} file groups, ${tb.files} files, ${tb.bytes} bytes`,
+    ...(tb.scope ? [scopeLine(tb.scope)] : []),
     `Overall: ${report.severity}`,
   ];
 }

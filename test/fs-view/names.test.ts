@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import {
   bucketFileIdForNBCC, bucketFileIdPrefix, bucketIdFromFileId, escapePartitionValue, formatBaseFileName, formatLogFileName,
-  formatPartitionPath, parseBaseFileName, parseLogFileName, parsePartitionPath, partitionMetafileFormat, unescapePartitionValue,
+  formatPartitionPath, parseBaseFileName, parseLogFileName, parseLogFileNameByRegex, parsePartitionPath, partitionMetafileFormat, unescapePartitionValue,
   type BaseFileName, type LogFileName,
 } from '../../src/fs-view/index.ts';
 import { HAVE_FIXTURES, allTableIds, catalogTable } from '../support/fixtures.ts';
@@ -102,5 +102,27 @@ describe('partition paths', () => {
     expect(partitionMetafileFormat('.hoodie_partition_metadata')).toBe('text');
     expect(partitionMetafileFormat('.hoodie_partition_metadata.parquet')).toBe('parquet');
     expect(partitionMetafileFormat('.hoodie_partition_metadata_0')).toBeUndefined();
+  });
+});
+
+describe('parseLogFileName without the regex engine', () => {
+  const piece = fc.stringMatching(/^[._a-z0-9\-\n]{0,8}$/);
+  const pieces = fc.array(fc.oneof(piece, fc.constantFrom('.log.', '.archive.', '_', '.', '-cdc', '.cdc', '_1-2-3', '.log.1', '.log.12_0-1-2', '0', '-')), { maxLength: 8 }).map((a) => a.join(''));
+  it('agrees with LOG_RE on random names and on names built like log files', () => {
+    fc.assert(
+      fc.property(pieces, (tail) => {
+        for (const name of [tail, `.${tail}`]) expect(parseLogFileName(name)).toEqual(parseLogFileNameByRegex(name));
+      }),
+      { numRuns: 20000 },
+    );
+    const token = fc.option(fc.tuple(fc.nat(99), fc.nat(99), fc.nat(99)).map(([a, b, c]) => `_${a}-${b}-${c}`), { nil: '' });
+    fc.assert(
+      fc.property(pieces, pieces, fc.constantFrom('log', 'archive'), fc.nat(20), token, fc.constantFrom('', '-cdc', '.cdc'), pieces, (id, instant, ext, v, tok, cdc, junk) => {
+        for (const name of [`.${id}_${instant}.${ext}.${v}${tok}${cdc}`, `.${id}_${instant}.${ext}.${v}${tok}${cdc}${junk}`, `.${id}${junk}_${instant}.${ext}.${v}`]) {
+          expect(parseLogFileName(name)).toEqual(parseLogFileNameByRegex(name));
+        }
+      }),
+      { numRuns: 20000 },
+    );
   });
 });

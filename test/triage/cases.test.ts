@@ -6,7 +6,7 @@ import { encodeCommitMetadataAvro } from '../../src/metadata/index.ts';
 import { formatInstantTime } from '../../src/util/index.ts';
 import { findCollisions } from '../../src/triage/index.ts';
 import { parseDuration } from '../../src/util/index.ts';
-import { demoTable, scanOf, storage } from './support.ts';
+import { demoTable, scanOf, storage, viewOf } from './support.ts';
 
 describe('collision cases', () => {
   it('two base files of one file group with the same instant and different write tokens', async () => {
@@ -27,7 +27,7 @@ describe('collision cases', () => {
     const scan = await scanOf(dir);
     expect((await findCollisions(scan)).some((x) => x.kind.startsWith('bucket'))).toBe(false); // not inferred
     const f = (await findCollisions(scan, { bucketIndex: 4 })).filter((x) => x.kind === 'bucket-missing-prefix');
-    expect(f.map((x) => `${x.partition}/${x.fileId}`).sort()).toEqual(scan.view.allFileGroups().map((g) => `${g.partition}/${g.fileId}`).sort());
+    expect(f.map((x) => `${x.partition}/${x.fileId}`).sort()).toEqual((await viewOf(dir)).allFileGroups().map((g) => `${g.partition}/${g.fileId}`).sort());
     expect(f[0]!.meaning).toContain('NumberFormatException');
   });
 

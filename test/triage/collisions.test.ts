@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { findCollisions, type Finding } from '../../src/triage/index.ts';
 import { TableBuilder, stat } from './build.ts';
-import { demoTable, scanOf } from './support.ts';
+import { demoTable, scanOf, viewOf } from './support.ts';
 
 const X = '3f0c9d2e-7a41-4b8e-9c1d-5e6f7a8b9c0d-0';
 const Y = '8a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d-0';
@@ -214,7 +214,7 @@ describe('--keys', () => {
     // the demo's file group B in region=eu holds ord-eu-0001..0004 (its pending compaction is merged in)
     const fidB = demo.problems.find((p) => p.kind === 'pending-compaction')!.fileId!;
     const scan = await scanOf(dir, now);
-    const sliceB = scan.view.latestMergedFileSlices(EU).find((s) => s.fileId === fidB)!;
+    const sliceB = (await viewOf(dir)).latestMergedFileSlices(EU).find((s) => s.fileId === fidB)!;
     const filesB = [sliceB.baseFile!.name, ...sliceB.logFiles.map((l) => l.name)].map((n) => `${EU}/${n}`);
     expect(filesB).toHaveLength(2);
 

@@ -5,7 +5,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { HAVE_FIXTURES, tableFresh } from '../support/fixtures.ts';
 import { doctor } from '../../src/triage/index.ts';
-import { scanOf } from './support.ts';
+import { scanOf, viewOf } from './support.ts';
 
 const ID = 'sample_table/cow/v9_txns_simple_meta';
 
@@ -18,7 +18,7 @@ describe.skipIf(!HAVE_FIXTURES)('doctor: metadata-table consistency', () => {
     expect(check).toMatchObject({ severity: 'ok', details: [] });
     expect(check.summary).toMatch(/^metadata table files partition matches the listing \(\d+ partitions\)$/);
 
-    const slice = scan.view.latestFileSlices().find((s) => s.baseFile && s.partition !== '')!;
+    const slice = (await viewOf(dir)).latestFileSlices().find((s) => s.baseFile && s.partition !== '')!;
     const rel = `${slice.partition}/${slice.baseFile!.name}`;
     rmSync(join(dir, rel));
     const after = (await doctor(await scanOf(dir, now))).checks.find((c) => c.check === 'metadata-table')!;
