@@ -1,6 +1,6 @@
 // File-system view: partitions → file groups → file slices (format-timeline.md §10, Java HoodieFileGroup /
 // AbstractTableFileSystemView, hudi-rs file_group). Depends on a small ViewTimeline, never on src/timeline.
-import type { FileStatus, Storage } from '../storage/index.ts';
+import type { FileStatus, ListOptions, Storage } from '../storage/index.ts';
 import { mapLimit } from '../storage/index.ts';
 import { joinPath, relativeTo } from '../util/index.ts';
 import { parseBaseFileName, parseLogFileName, partitionMetafileFormat, type LogFileName } from './names.ts';
@@ -38,6 +38,11 @@ export interface ViewOptions {
   includeInflight?: boolean;
   /** parallel listings (default 16) */
   concurrency?: number;
+  /**
+   * read a file's size from its listing entry only when asked (a lazy local listing stats on first
+   * access): a clean of a million files needs the sizes of the deleted ones at most
+   */
+  lazySizes?: boolean;
 }
 
 export interface BaseFile {
@@ -81,6 +86,12 @@ export interface FileGroup {
   pendingClustering?: string;
 }
 
+/** A file group replaced by a committed replacecommit (clustering, insert_overwrite, delete_partition). */
+export interface ReplacedFileGroup extends FileGroup {
+  /** requested time of the replacecommit that replaced it */
+  replacedBy: string;
+}
+
 export interface ExcludedFile {
   partition: string;
   name: string;
@@ -96,6 +107,8 @@ export interface FileSystemView {
   latestFileSlices(partition?: string): FileSlice[];
   /** `show fsview latest --merge`: a pending-compaction slice merged with the slice before it */
   latestMergedFileSlices(partition?: string): FileSlice[];
+  /** file groups replaced by committed replacecommits, with their committed slices (what a clean removes) */
+  replacedFileGroups(partition?: string): ReplacedFileGroup[];
   /** files listed but not part of the view, with the reason */
   excludedFiles(): ExcludedFile[];
   /** the instants the view treats as committed (for block filtering during a merge) */
@@ -115,11 +128,11 @@ export interface ListedPartition {
  * root itself when it holds data files (non-partitioned tables). Hidden dirs, `.hoodie` and `__MACOSX`
  * are skipped. Each directory is listed once, level by level, with bounded parallelism.
  */
-export async function listPartitions(storage: Storage, basePath: string, concurrency = 16): Promise<ListedPartition[]> {
+export async function listPartitions(storage: Storage, basePath: string, concurrency = 16, listOptions?: ListOptions): Promise<ListedPartition[]> {
   const out: ListedPartition[] = [];
   let level = [basePath];
   while (level.length > 0) {
-    const listed = await mapLimit(level, concurrency, (dir) => storage.list(dir));
+    const listed = await mapLimit(level, concurrency, (dir) => storage.list(dir, listOptions));
     const next: string[] = [];
     listed.forEach((entries, i) => {
       const dir = level[i]!;
@@ -136,6 +149,12 @@ export async function listPartitions(storage: Storage, basePath: string, concurr
   }
   out.sort((a, b) => (a.partition < b.partition ? -1 : a.partition > b.partition ? 1 : 0));
   return out;
+}
+
+/** `o` with the listing entry's size: copied, or (lazy) an own enumerable getter reading it on demand. */
+function sized<T extends object>(o: T, f: FileStatus, lazy: boolean): T & { size: number } {
+  if (!lazy) return Object.assign(o, { size: f.size });
+  return Object.defineProperty(o, 'size', { get: () => f.size, enumerable: true, configurable: true }) as T & { size: number };
 }
 
 function cmp(a: string, b: string): number {
@@ -183,6 +202,7 @@ export async function buildFileSystemView(
 /** The pure part of the view: from listed files and the timeline to file groups. */
 export function assembleView(listed: ListedPartition[], timeline: ViewTimeline, opts: ViewOptions = {}): FileSystemView {
   const layout = timeline.layout;
+  const lazy = opts.lazySizes === true;
   const max = opts.maxInstant;
   const includeMax = opts.includeMax ?? true;
   const inRange = (t: string): boolean => max === undefined || (includeMax ? t <= max : t < max);
@@ -200,15 +220,18 @@ export function assembleView(listed: ListedPartition[], timeline: ViewTimeline, 
     if (!inRange(pc.instant)) continue;
     for (const op of pc.operations) pendingCompaction.set(groupKey(op.partitionPath, op.fileId), pc.instant);
   }
-  const replaced = new Set<string>();
+  const replaced = new Map<string, string>();
   for (const r of timeline.replacedFileGroups) {
-    if (isCommitted(r.byInstant)) replaced.add(groupKey(r.partition, r.fileId));
+    const key = groupKey(r.partition, r.fileId);
+    const prev = replaced.get(key);
+    if (isCommitted(r.byInstant) && (prev === undefined || r.byInstant < prev)) replaced.set(key, r.byInstant);
   }
   const clustering = new Map<string, string>();
   for (const c of timeline.pendingClusteringFileGroups ?? []) clustering.set(groupKey(c.partition, c.fileId), c.instant);
 
   const excluded: ExcludedFile[] = [];
   const groupsByPartition = new Map<string, FileGroup[]>();
+  const replacedByPartition = new Map<string, ReplacedFileGroup[]>();
 
   for (const { partition, files } of listed) {
     const bases = new Map<string, BaseFile[]>();
@@ -216,7 +239,7 @@ export function assembleView(listed: ListedPartition[], timeline: ViewTimeline, 
     for (const f of files) {
       const b = parseBaseFileName(f.name);
       if (b) {
-        const base: BaseFile = { name: f.name, path: f.path, size: f.size, ...b };
+        const base = sized({ name: f.name, path: f.path, ...b }, f, lazy) as BaseFile;
         const list = bases.get(b.fileId) ?? [];
         list.push(base);
         bases.set(b.fileId, list);
@@ -224,22 +247,25 @@ export function assembleView(listed: ListedPartition[], timeline: ViewTimeline, 
       }
       const l = parseLogFileName(f.name);
       if (l && l.ext === 'log') {
-        const log: LogFile = { name: f.name, path: f.path, size: f.size, ...l };
+        const log = sized({ name: f.name, path: f.path, ...l }, f, lazy) as LogFile;
         const list = logs.get(l.fileId) ?? [];
         list.push(log);
         logs.set(l.fileId, list);
       }
     }
     const groups: FileGroup[] = [];
+    const replacedGroups: ReplacedFileGroup[] = [];
     const fileIds = [...new Set([...bases.keys(), ...logs.keys()])].sort();
     for (const fileId of fileIds) {
       const key = groupKey(partition, fileId);
       const fgBases = bases.get(fileId) ?? [];
       const fgLogs = logs.get(fileId) ?? [];
-      if (replaced.has(key)) {
+      const replacedBy = replaced.get(key);
+      if (replacedBy !== undefined) {
         for (const f of [...fgBases, ...fgLogs]) excluded.push({ partition, name: f.name, reason: 'replaced', instant: f.instant });
-        continue;
       }
+      // a replaced group's files are reported once, as replaced; its slices are still built (for cleaning)
+      const skipped: ExcludedFile[] = replacedBy !== undefined ? [] : excluded;
       const compactionAt = pendingCompaction.get(key);
       const slices = new Map<string, FileSlice>();
       const sliceAt = (t: string): FileSlice => {
@@ -252,11 +278,11 @@ export function assembleView(listed: ListedPartition[], timeline: ViewTimeline, 
       };
       for (const b of fgBases) {
         if (compactionAt !== undefined && b.instant === compactionAt) {
-          excluded.push({ partition, name: b.name, reason: 'pending-compaction-output', instant: b.instant });
+          skipped.push({ partition, name: b.name, reason: 'pending-compaction-output', instant: b.instant });
           continue;
         }
         if (!isCommitted(b.instant) && !(opts.includeInflight && inRange(b.instant))) {
-          excluded.push({ partition, name: b.name, reason: inRange(b.instant) ? 'uncommitted' : 'after-max-instant', instant: b.instant });
+          skipped.push({ partition, name: b.name, reason: inRange(b.instant) ? 'uncommitted' : 'after-max-instant', instant: b.instant });
           continue;
         }
         if (layout === 2) b.completionTime = timeline.completionTimeOf(b.instant);
@@ -274,7 +300,7 @@ export function assembleView(listed: ListedPartition[], timeline: ViewTimeline, 
           // 0.x: the name carries the slice's base instant; deltacommit validity is checked per block
           const ok = isCommitted(l.instant) || l.instant === compactionAt || slices.has(l.instant);
           if (!ok && !(opts.includeInflight && inRange(l.instant))) {
-            excluded.push({ partition, name: l.name, reason: inRange(l.instant) ? 'uncommitted' : 'after-max-instant', instant: l.instant });
+            skipped.push({ partition, name: l.name, reason: inRange(l.instant) ? 'uncommitted' : 'after-max-instant', instant: l.instant });
             continue;
           }
           const s = sliceAt(l.instant);
@@ -284,7 +310,7 @@ export function assembleView(listed: ListedPartition[], timeline: ViewTimeline, 
         // layout 2: the name carries the writing deltacommit; slice = largest base instant ≤ its completion time
         const committed = isCommitted(l.instant);
         if (!committed && !(opts.includeInflight && inRange(l.instant))) {
-          excluded.push({ partition, name: l.name, reason: inRange(l.instant) ? 'uncommitted' : 'after-max-instant', instant: l.instant });
+          skipped.push({ partition, name: l.name, reason: inRange(l.instant) ? 'uncommitted' : 'after-max-instant', instant: l.instant });
           continue;
         }
         l.completionTime = committed ? timeline.completionTimeOf(l.instant) : undefined;
@@ -304,12 +330,17 @@ export function assembleView(listed: ListedPartition[], timeline: ViewTimeline, 
       // a slice without base file and without logs only survives as a pending-compaction slice
       const live = sorted.filter((s) => s.baseFile || s.logFiles.length > 0 || s.pendingCompaction);
       if (live.length === 0) continue;
+      if (replacedBy !== undefined) {
+        replacedGroups.push({ partition, fileId, slices: live, replacedBy });
+        continue;
+      }
       const fg: FileGroup = { partition, fileId, slices: live };
       const pc = clustering.get(key);
       if (pc) fg.pendingClustering = pc;
       groups.push(fg);
     }
     groupsByPartition.set(partition, groups);
+    if (replacedGroups.length > 0) replacedByPartition.set(partition, replacedGroups);
   }
 
   const partitionNames = [...groupsByPartition.keys()].sort();
@@ -333,6 +364,8 @@ export function assembleView(listed: ListedPartition[], timeline: ViewTimeline, 
           cdcLogFiles: [...prev.cdcLogFiles, ...last.cdcLogFiles],
         };
       }),
+    replacedFileGroups: (partition) =>
+      partition === undefined ? partitionNames.flatMap((p) => replacedByPartition.get(p) ?? []) : replacedByPartition.get(partition) ?? [],
     excludedFiles: () => excluded,
     isCommitted,
     pendingCompactionInstant: (partition, fileId) => pendingCompaction.get(groupKey(partition, fileId)),

@@ -4,3 +4,4 @@ export * from './compaction/index.ts';
 export * from '../write/index.ts';
 export { Attempt, underLock, reopen, rollbackWithMetadataTable, type ServiceOptions, type CommitSpec } from './transaction.ts';
 export { hasMetadataTable, type MetadataTableMode, type MetadataChange } from './mdt-sync.ts';
+export * from './clean/index.ts';
