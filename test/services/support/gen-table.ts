@@ -16,7 +16,8 @@ import {
   type WriteStat,
 } from '../../../src/metadata/index.ts';
 import { hoodieMetaValues, withHoodieMetaFields, writeHoodieParquet, type AvroRecordSchema } from '../../../src/parquet/write.ts';
-import { runCompaction, scheduleCompaction } from '../../../src/services/index.ts';
+import { runCompaction, scheduleCompaction, underLock } from '../../../src/services/index.ts';
+import { nextInstantTime } from '../../../src/services/transaction.ts';
 import { LocalStorage, type Storage } from '../../../src/storage/index.ts';
 import { loadFileSystemView, openTable } from '../../../src/table/index.ts';
 import { formatInstantFileName, type Action, type State } from '../../../src/timeline/index.ts';
@@ -106,6 +107,9 @@ export class GenTable {
     return this.layout === 2 ? joinPath(this.base, '.hoodie', 'timeline') : joinPath(this.base, '.hoodie');
   }
 
+  /** Real clock and table lock from now on, as a live writer next to the cleaner (liveUpdate). */
+  private real = false;
+
   /** The next instant time on the fake clock (one hour after the previous one). */
   nextTime(): string {
     const t = formatInstantTime(new Date(this.clock), 'UTC');
@@ -113,12 +117,40 @@ export class GenTable {
     return t;
   }
 
+  /**
+   * An update as a live multi-writer does it: instant times from the real clock, generated and
+   * published under the table lock (FileSystemBasedLockProvider), the files written in between.
+   */
+  async liveUpdate(which?: (g: Group) => boolean): Promise<{ instant: string; files: string[] }> {
+    this.real = true;
+    const table = await openTable(this.base);
+    const t = await underLock(table, { lock: { wait: true } }, async (locked) => {
+      const time = await nextInstantTime(locked, await locked.timeline(), { clockSkewMs: 1 });
+      await this.instantFile(time, this.writeAction(), 'REQUESTED');
+      return time;
+    });
+    await this.instantFile(t, this.writeAction(), 'INFLIGHT');
+    const stats: WriteStat[] = [];
+    for (const g of this.live().filter((x) => !which || which(x))) {
+      const rows = g.rows.map((r, i) => ({ ...r, ...hoodieMetaValues({ instant: t, seq: i, recordKey: String(r.id), partitionPath: g.partition, fileName: '' }), amount: 1000, ts: Number(r.ts) + 1 }));
+      stats.push(this.opts.type === 'MERGE_ON_READ' ? await this.logFile(g, t, rows) : await this.baseFile(g, t, rows));
+    }
+    await underLock(table, { lock: { wait: true } }, async (locked) => {
+      this.liveCompletion = await nextInstantTime(locked, await locked.timeline(), { clockSkewMs: 1 });
+      await this.complete(t, this.writeAction(), stats, 'UPSERT');
+    });
+    return { instant: t, files: stats.map((x) => x.path!) };
+  }
+
+  private liveCompletion: string | undefined;
+
   /** A Date on the fake clock: `hours` after the last instant handed out. */
   dateAfter(hours: number): Date {
     return new Date(this.clock - 3_600_000 + hours * 3_600_000);
   }
 
   private completion(t: string): string {
+    if (this.real && this.liveCompletion) return this.liveCompletion;
     // a second after the requested time, before the next instant
     const d = new Date(Date.UTC(+t.slice(0, 4), +t.slice(4, 6) - 1, +t.slice(6, 8), +t.slice(8, 10), +t.slice(10, 12), +t.slice(12, 14), +t.slice(14, 17)) + 1000);
     return formatInstantTime(d, 'UTC');
