@@ -280,7 +280,8 @@ async function execute(c: Claim, opts: CleanRunOptions, started: number): Promis
       try {
         done = await t.storage.delete(f.path);
       } catch (e) {
-        if (e instanceof TblError) throw e;
+        // a storage failure (after the storage layer's retries) is a failed delete; anything else stops the run
+        if (!(e instanceof StorageError)) throw e;
         done = false;
         if (errors++ < 5) warnings.push(`could not delete ${t.storage.uri(f.path)} (recorded as a failed delete): ${(e as Error).message}`);
       }
