@@ -18,6 +18,8 @@ const POLICY_OPTIONS: OptionSpec[] = [
   { flags: '--hours-retained <n>', description: 'KEEP_LATEST_BY_HOURS: hours of commits whose files stay (hoodie.clean.hours.retained, default 24)', parse: parseIntOpt },
   { flags: '--hoodieConfigs <key=value...>', description: 'Hudi configs (hudi-cli spelling); the clean keys (hoodie.clean.*, hoodie.cleaner.*, hoodie.write.concurrency.mode) are honoured' },
   { flags: '--propsFilePath <file>', description: 'properties file (local or on the table\'s file system) with Hudi configs; the clean keys are honoured' },
+  { flags: '--hoodie-conf <key=value...>', description: 'HoodieCleaner spelling of --hoodieConfigs' },
+  { flags: '--props <file>', description: 'HoodieCleaner spelling of --propsFilePath' },
   { flags: '--dry-run', description: 'print the plan (partition, file, bytes, why) and change nothing' },
 ];
 
@@ -52,14 +54,15 @@ function serviceOpts(ctx: Ctx, o: Opts) {
 async function cleanConfig(ctx: Ctx, o: Opts, table: Table) {
   const s = await services();
   const layers: ReadonlyMap<string, string>[] = [table.config.props];
-  if (o.propsFilePath) {
+  const propsFile = o.propsFilePath ?? o.props;
+  if (propsFile) {
     const { resolveLocation } = await import('../src/storage/index.ts');
     const { parseProperties } = await import('../src/config/index.ts');
-    const loc = await resolveLocation(String(o.propsFilePath), storageOptions(ctx, o));
+    const loc = await resolveLocation(String(propsFile), storageOptions(ctx, o));
     layers.push(parseProperties(await loc.storage.readFile(loc.path)));
   }
-  const raw = o.hoodieConfigs;
-  if (raw !== undefined) layers.push(s.parseHoodieConfigs(Array.isArray(raw) ? raw.map(String) : [String(raw)]));
+  const raw = [o.hoodieConfigs, o.hoodieConf].flatMap((v) => (v === undefined ? [] : Array.isArray(v) ? v.map(String) : [String(v)]));
+  if (raw.length > 0) layers.push(s.parseHoodieConfigs(raw));
   return s.resolveCleanConfig(
     layers,
     {

@@ -11,7 +11,7 @@ const EXIT_CODES: [string, string][] = [
   ['1', 'Runtime error: unreadable table, corrupt instant file, storage failure, a command that needs another table type (compactions on a COPY_ON_WRITE table). One line on stderr names the path or instant; --debug adds the cause chain.'],
   ['2', 'Usage error: unknown command or option, missing required option, bad --sortBy column, bad --json field.'],
   ['3', 'Findings at warning level or above (doctor, collisions, orphans with --exit-code).'],
-  ['4', 'Lock held: another table service holds the table lock (table services without --wait).'],
+  ['4', 'Lock held: another table service holds the table lock (table services without --wait), or another process runs the pending compaction or clean.'],
   ['130', 'Interrupted (SIGINT).'],
 ];
 
@@ -70,6 +70,8 @@ export async function generateMan(commands: CommandSpec[], version: string): Pro
     esc('tblcli compactions show all'),
     esc('tblcli timeline show incomplete --show-rollback-info'),
     esc('tblcli commits show --json | jq ".[0]"'),
+    esc('tblcli cleans run --commits-retained 24 --dry-run'),
+    esc('0 * * * * tblcli cleans run --path hdfs://ns/t --namenode-http nn:9870 --commits-retained 24 --json >> /var/log/clean.jsonl'),
     '.fi',
   );
   return `${out.join('\n')}\n`;

@@ -184,7 +184,9 @@ export async function planCleanOf(t: Table, cfg: CleanConfig, now: Date): Promis
   const byName = new Map(listed.map((l) => [l.partition, l]));
   const planned = partitions.map((p) => {
     const files = byName.get(p)?.files ?? [];
+    // hasPendingFiles: only a partition without live file groups can go, so only then look at every file
     const onlyReplaced =
+      view.allFileGroups(p).length === 0 &&
       !missing.has(p) &&
       byName.has(p) &&
       files.every((f) => {
