@@ -158,6 +158,10 @@ describe('cleans run (cron)', () => {
     const s = await runJson<{ scheduled: boolean; instant: string; files: number }>(['clean', 'schedule', '--path', g.base, '--commits-retained', '1']);
     expect(s.scheduled).toBe(true);
     expect((await cleanInstants(g.base)).map((i) => i.state)).toEqual(['REQUESTED']);
+    // a second plan is not made while one is pending
+    const second = await runJson<{ scheduled: boolean; reason: string }>(['clean', 'schedule', '--path', g.base, '--commits-retained', '1']);
+    expect(second).toMatchObject({ scheduled: false });
+    expect(second.reason).toContain(`clean ${s.instant} is pending`);
     const busy = await runCli(['clean', 'run', '--path', g.base, '--instant', '20000101000000000']);
     expect(busy.exitCode).toBe(1);
     expect(busy.stderr).toContain('not found');

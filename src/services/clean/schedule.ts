@@ -166,6 +166,11 @@ export async function planCleanOf(t: Table, cfg: CleanConfig, now: Date): Promis
   const facts = tableFacts(t);
   const ct = await loadCleanTimeline(t, tl);
   const guard = guardOf(tl);
+  const pendingClean = tl.pending().find((i) => i.action === 'clean');
+  if (pendingClean) {
+    // hoodie.clean.multiple.enabled=false (the newest default): a pending plan still lists files a new one would list again
+    return { result: { partitions: [], files: 0, reason: `clean ${pendingClean.requestedTime} is pending; \`clean run\` finishes it first` }, guard, warnings: ct.warnings };
+  }
   const since = commitsSinceLastClean(ct);
   const empty = (reason: string): Planned => ({ result: { partitions: [], files: 0, reason }, guard, warnings: ct.warnings });
   if (since < cfg.maxCommits) {
