@@ -250,7 +250,8 @@ export async function rollbackFailedWrites(table: Table, opts: ServiceOptions): 
   const expiry = expiryOf(opts);
   return underLock(table, opts, async (t, lock) => {
     const tl = await t.timeline();
-    const now = (opts.now ?? (() => new Date()))().getTime();
+    // heartbeats are file mtimes: compared with the real clock, as the compaction claim does
+    const now = Date.now();
     const candidates: Instant[] = [];
     for (const i of tl.pending()) {
       if (!['commit', 'deltacommit', 'replacecommit'].includes(i.effectiveAction)) continue;
