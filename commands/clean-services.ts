@@ -108,7 +108,7 @@ async function printDryRun(ctx: Ctx, o: Opts, table: Table, r: import('../src/se
     const s = r.schedule!;
     const parts = s.planned?.partitions ?? [];
     for (const p of parts) {
-      for (const f of p.files) rows.push({ partition: p.partition, file: f.name, bytes: f.size, reason: f.reason });
+      for (const f of p.files) rows.push({ partition: p.partition, file: f.name, bytes: f.size ?? null, reason: f.reason });
       if (p.deletePartition) rows.push({ partition: p.partition, file: '', bytes: null, reason: 'empty partition: deleted' });
     }
     const bytes = rows.reduce((n, x) => n + (x.bytes ?? 0), 0);
@@ -170,7 +170,7 @@ function runOpts(ctx: Ctx, o: Opts) {
 async function schedule(ctx: Ctx, o: Opts, table: Table) {
   const s = await services();
   const config = await cleanConfig(ctx, o, table);
-  const r = await s.scheduleClean(table, { ...serviceOpts(ctx, o), config, dryRun: o.dryRun === true });
+  const r = await s.scheduleClean(table, { ...serviceOpts(ctx, o), config, dryRun: o.dryRun === true, wantBytes: wantsJson(o) || o.verbose === true });
   for (const w of r.warnings) ctx.out.warn(w);
   for (const rb of r.rolledBack) note(ctx, o, `Rolled back failed write ${rb.instant} (expired heartbeat, LAZY failed-writes policy)`);
   return { r, config };
@@ -227,8 +227,8 @@ export const cleanServiceSpecs: CommandSpec[] = [
       if (o.dryRun) return printDryRun(ctx, o, table, { cleans: [], pending: [], schedule: r, rolledBack: [] });
       const cleans = [];
       if (r.instant) {
-        const known = new Map<string, { readonly size: number }>();
-        for (const p of r.planned?.partitions ?? []) for (const f of p.files) known.set(f.path, f);
+        const known = new Map<string, number>();
+        for (const p of r.planned?.partitions ?? []) for (const f of p.files) if (f.size !== undefined) known.set(f.path, f.size);
         cleans.push(await (await services()).runClean(table, { ...serviceOpts(ctx, o), ...runOpts(ctx, o), instant: r.instant, knownSizes: known }));
       }
       report(ctx, o, summaryOf({ cleans, rolledBack: [], schedule: r }));

@@ -130,25 +130,36 @@ export interface ListedPartition {
  */
 export async function listPartitions(storage: Storage, basePath: string, concurrency = 16, listOptions?: ListOptions): Promise<ListedPartition[]> {
   const out: ListedPartition[] = [];
+  await forEachPartition(storage, basePath, (p) => void out.push(p), concurrency, listOptions);
+  out.sort((a, b) => (a.partition < b.partition ? -1 : a.partition > b.partition ? 1 : 0));
+  return out;
+}
+
+/**
+ * listPartitions, handing each partition to `fn` as soon as its directory is listed (in no particular
+ * order) instead of keeping them all: a caller that reduces each partition holds one at a time.
+ */
+export async function forEachPartition(
+  storage: Storage,
+  basePath: string,
+  fn: (p: ListedPartition) => void | Promise<void>,
+  concurrency = 16,
+  listOptions?: ListOptions,
+): Promise<void> {
   let level = [basePath];
   while (level.length > 0) {
-    const listed = await mapLimit(level, concurrency, (dir) => storage.list(dir, listOptions));
-    const next: string[] = [];
-    listed.forEach((entries, i) => {
-      const dir = level[i]!;
+    const next: string[][] = [];
+    await mapLimit(level, concurrency, async (dir, i) => {
+      const entries = await storage.list(dir, listOptions);
       const rel = relativeTo(basePath, dir) ?? '';
       const files = entries.filter((e) => !e.isDirectory);
       const hasMeta = files.some((f) => partitionMetafileFormat(f.name) !== undefined);
       const hasData = rel === '' && files.some((f) => parseBaseFileName(f.name) || parseLogFileName(f.name));
-      if (hasMeta || hasData) out.push({ partition: rel, files });
-      for (const e of entries) {
-        if (e.isDirectory && !e.name.startsWith('.') && !SKIP_DIRS.has(e.name)) next.push(e.path);
-      }
+      next[i] = entries.filter((e) => e.isDirectory && !e.name.startsWith('.') && !SKIP_DIRS.has(e.name)).map((e) => e.path);
+      if (hasMeta || hasData) await fn({ partition: rel, files });
     });
-    level = next;
+    level = next.flat();
   }
-  out.sort((a, b) => (a.partition < b.partition ? -1 : a.partition > b.partition ? 1 : 0));
-  return out;
 }
 
 /** `o` with the listing entry's size: copied, or (lazy) an own enumerable getter reading it on demand. */

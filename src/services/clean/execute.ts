@@ -28,7 +28,12 @@ export interface CleanRunOptions extends ServiceOptions {
   /** report the bytes deleted (a local listing stats each file for it, before it goes) */
   wantBytes?: boolean;
   /** sizes the planner already knows, by storage path (read lazily) */
-  knownSizes?: ReadonlyMap<string, { readonly size: number }>;
+  knownSizes?: ReadonlyMap<string, number>;
+  /**
+   * The plan just written for `instant`, as encoded (saves reading and decoding it back: a plan of
+   * a million files is ~100 MB); its paths are checked all the same.
+   */
+  writtenPlan?: CleanerPlan;
   onProgress?: (e: { type: 'deleted' | 'failed'; path: string }) => void;
 }
 
@@ -52,13 +57,13 @@ export interface CleanRunResult {
 /** One file of a plan, resolved. */
 interface PlanFile {
   partition: string;
-  /** the entry as the plan names it */
-  entry: string;
+  /** storage path */
   path: string;
 }
 
 export interface ResolvedCleanPlan {
-  plan: CleanerPlan;
+  /** the plan's scalar fields (its file lists live on as `files`) */
+  plan: Omit<CleanerPlan, 'filePathsToBeDeletedPerPartition' | 'filesToBeDeletedPerPartition'>;
   files: PlanFile[];
   /** partition keys of the plan, in its order */
   partitions: string[];
@@ -88,7 +93,7 @@ export function resolveCleanPlan(t: Table, instant: string, plan: CleanerPlan): 
       partitions.push(partition);
       for (const f of list ?? []) {
         const entry = f.filePath ?? '';
-        files.push({ partition, entry, path: inside(entry, resolveTableEntry(t.storage, t.basePath, entry, ctx)) });
+        files.push({ partition, path: inside(entry, resolveTableEntry(t.storage, t.basePath, entry, ctx)) });
       }
     }
   } else {
@@ -98,7 +103,7 @@ export function resolveCleanPlan(t: Table, instant: string, plan: CleanerPlan): 
       const dir = partition === '' ? t.basePath : resolveTableEntry(t.storage, t.basePath, partition, ctx);
       for (const name of names ?? []) {
         if (name.includes('/')) throw new TblError('metadata', `instant ${instant}: clean plan (version 1) entry ${JSON.stringify(name)} is not a file name`, { instant, key: name });
-        files.push({ partition, entry: name, path: inside(name, resolveTableEntry(t.storage, t.basePath, joinPath(dir, name), ctx)) });
+        files.push({ partition, path: inside(name, resolveTableEntry(t.storage, t.basePath, joinPath(dir, name), ctx)) });
       }
     }
   }
@@ -110,7 +115,8 @@ export function resolveCleanPlan(t: Table, instant: string, plan: CleanerPlan): 
       partitionsToDelete.push({ partition: p, path: inside(p, resolveTableEntry(t.storage, t.basePath, p, ctx)) });
     }
   }
-  return { plan, files, partitions, partitionsToDelete };
+  const { filePathsToBeDeletedPerPartition: _a, filesToBeDeletedPerPartition: _b, ...scalars } = plan;
+  return { plan: scalars, files, partitions, partitionsToDelete };
 }
 
 interface Claim {
@@ -161,7 +167,7 @@ async function claim(table: Table, opts: CleanRunOptions): Promise<ClaimOutcome>
           return { busy: i.requestedTime, ageMs: now - (await lastHeartbeat(locked.storage, locked.metaPath, i.requestedTime)) };
         }
       }
-      const resolved = await readCleanPlan(locked, tl, i);
+      const resolved = opts.writtenPlan && opts.instant === i.requestedTime ? resolveCleanPlan(locked, i.requestedTime, opts.writtenPlan) : await readCleanPlan(locked, tl, i);
       if (!resolved) {
         // an empty pending clean carries nothing to execute (deleteEmptyInstantIfExists)
         if (i.files.INFLIGHT) await deleteInstantFile(locked.timelineSource, i.requestedTime, 'clean', 'INFLIGHT');
@@ -181,12 +187,12 @@ async function claim(table: Table, opts: CleanRunOptions): Promise<ClaimOutcome>
 }
 
 /** Sizes of the plan's files before they go: from the planner, else one listing per partition. */
-async function sizeOfPlan(t: Table, files: PlanFile[], known?: ReadonlyMap<string, { readonly size: number }>): Promise<number> {
+async function sizeOfPlan(t: Table, files: PlanFile[], known?: ReadonlyMap<string, number>): Promise<number> {
   let bytes = 0;
   const unknown: PlanFile[] = [];
   for (const f of files) {
     const k = known?.get(f.path);
-    if (k) bytes += k.size;
+    if (k !== undefined) bytes += k;
     else unknown.push(f);
   }
   const dirs = [...new Set(unknown.map((f) => f.path.slice(0, f.path.lastIndexOf('/'))))];

@@ -48,9 +48,16 @@ export async function cleanTable(table: Table, opts: CleanOptions & CleanRunOpti
   const cleans = await runPendingCleans(table, run);
   const schedule = await scheduleClean(table, opts);
   if (schedule.instant && !opts.dryRun) {
-    const known = new Map<string, { readonly size: number }>();
-    for (const p of schedule.planned?.partitions ?? []) for (const f of p.files) known.set(f.path, f);
-    cleans.push(await runClean(table, { ...run, instant: schedule.instant, knownSizes: known }));
+    let known: Map<string, number> | undefined;
+    if (opts.wantBytes) {
+      known = new Map();
+      for (const p of schedule.planned?.partitions ?? []) for (const f of p.files) if (f.size !== undefined) known.set(f.path, f.size);
+    }
+    const writtenPlan = schedule.plan;
+    // the planner's per-file objects are not needed while a million files are deleted
+    schedule.plan = undefined;
+    if (schedule.planned) schedule.planned = { ...schedule.planned, partitions: [] };
+    cleans.push(await runClean(table, { ...run, instant: schedule.instant, knownSizes: known, writtenPlan }));
   }
   return { cleans, pending: [], schedule, rolledBack: schedule.rolledBack };
 }

@@ -108,9 +108,9 @@ export interface PlannedFile {
   /** storage path */
   path: string;
   name: string;
-  /** from the listing; read on first access when the view's sizes are lazy */
-  readonly size: number;
-  /** why it goes, in a few words */
+  /** from the listing, when asked for (PartitionContext.sizes) */
+  size?: number;
+  /** why it goes: in a few words with the instants when explained, else the rule's name */
   reason: string;
 }
 
@@ -133,6 +133,10 @@ export interface PartitionContext {
    * calls replaced (hasPendingFiles == false); false also when it could not be listed.
    */
   onlyReplacedFiles: boolean;
+  /** read each deleted file's size (a lazy local listing stats it) */
+  sizes?: boolean;
+  /** word every file's reason with its instants (dry runs); else one shared string per rule */
+  explain?: boolean;
 }
 
 function groupKey(partition: string, fileId: string): string {
@@ -156,9 +160,11 @@ function isSavepointed(s: FileSlice, savepointed: ReadonlySet<string>): boolean 
   return false;
 }
 
-function add(out: PlannedFile[], s: FileSlice, reason: string): void {
-  for (const f of sliceFiles(s)) out.push(Object.defineProperty({ path: f.path, name: f.name, reason }, 'size', { get: () => f.size, enumerable: true }) as PlannedFile);
+function add(out: PlannedFile[], s: FileSlice, reason: string, sizes: boolean | undefined): void {
+  for (const f of sliceFiles(s)) out.push(sizes ? { path: f.path, name: f.name, size: f.size, reason } : { path: f.path, name: f.name, reason });
 }
+
+const RULE = { replaced: 'replaced file group', version: 'older file version', slice: 'slice before the retention window' } as const;
 
 /** getDeletePaths for one partition of `view`. */
 export function planPartition(view: FileSystemView, partition: string, ctx: PartitionContext): PartitionPlan {
@@ -170,8 +176,9 @@ export function planPartition(view: FileSystemView, partition: string, ctx: Part
   };
   const groups = view.allFileGroups(partition);
   const replaced = view.replacedFileGroups(partition);
+  const { explain, sizes } = ctx;
   if (cfg.policy === 'KEEP_LATEST_FILE_VERSIONS') {
-    for (const g of replaced) for (const s of newestFirst(g)) if (!isSavepointed(s, ctx.savepointed)) add(files, s, `file group replaced by ${g.replacedBy}`);
+    for (const g of replaced) for (const s of newestFirst(g)) if (!isSavepointed(s, ctx.savepointed)) add(files, s, explain ? `file group replaced by ${g.replacedBy}` : RULE.replaced, sizes);
     for (const g of groups) {
       let keep = cfg.fileVersionsRetained;
       if (ctx.pendingCompactionOps.has(groupKey(g.partition, g.fileId))) keep--; // the pending slice is one of the kept versions
@@ -184,7 +191,7 @@ export function planPartition(view: FileSystemView, partition: string, ctx: Part
           continue;
         }
         if (isSavepointed(s, ctx.savepointed)) continue;
-        add(files, s, `version ${version} of the file group; ${cfg.fileVersionsRetained} kept`);
+        add(files, s, explain ? `version ${version} of the file group; ${cfg.fileVersionsRetained} kept` : RULE.version, sizes);
       }
     }
     return { partition, files, deletePartition: groups.length === 0 && ctx.onlyReplacedFiles };
@@ -195,7 +202,7 @@ export function planPartition(view: FileSystemView, partition: string, ctx: Part
   const e = ectr.requestedTime;
   for (const g of replaced) {
     if (g.replacedBy >= e) continue;
-    for (const s of newestFirst(g)) if (!isSavepointed(s, ctx.savepointed)) add(files, s, `file group replaced by ${g.replacedBy}, before the earliest commit to retain ${e}`);
+    for (const s of newestFirst(g)) if (!isSavepointed(s, ctx.savepointed)) add(files, s, explain ? `file group replaced by ${g.replacedBy}, before the earliest commit to retain ${e}` : RULE.replaced, sizes);
   }
   for (const g of groups) {
     const slices = newestFirst(g);
@@ -206,7 +213,7 @@ export function planPartition(view: FileSystemView, partition: string, ctx: Part
       if (isSavepointed(s, ctx.savepointed)) continue;
       // the latest slice, and the newest one before the retention window (a long query may still read it)
       if (s.baseInstant === lastVersion || s.baseInstant === lastBeforeEctr) continue;
-      if (!needed(s) && e > s.baseInstant) add(files, s, `slice ${s.baseInstant} older than the newest slice ${lastBeforeEctr} before the earliest commit to retain ${e}`);
+      if (!needed(s) && e > s.baseInstant) add(files, s, explain ? `slice ${s.baseInstant} older than the newest slice ${lastBeforeEctr} before the earliest commit to retain ${e}` : RULE.slice, sizes);
     }
   }
   const laterReplace = replaced.some((g) => g.replacedBy >= e);
@@ -267,9 +274,9 @@ export function buildCleanerPlan(input: BuildPlanInput): CleanPlanResult {
   };
 }
 
-/** Bytes the plan deletes (stats every file of a lazy listing: ask only when it is reported). */
+/** Bytes the plan deletes (planned with sizes). */
 export function plannedBytes(partitions: readonly PartitionPlan[]): number {
   let n = 0;
-  for (const p of partitions) for (const f of p.files) n += f.size;
+  for (const p of partitions) for (const f of p.files) n += f.size ?? 0;
   return n;
 }

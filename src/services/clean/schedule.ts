@@ -4,7 +4,7 @@
 // Planning itself runs without the lock, as Hudi 1.x does (format-services-write.md §1.6): a live
 // writer is never kept waiting for a listing.
 import { StorageError, TblError } from '../../errors/index.ts';
-import { assembleView, listPartitions, parseBaseFileName, parseLogFileName, type FileSystemView, type ListedPartition } from '../../fs-view/index.ts';
+import { assembleView, forEachPartition, parseBaseFileName, parseLogFileName, type ListedPartition } from '../../fs-view/index.ts';
 import {
   decodeCleanMetadata,
   decodeCommitMetadata,
@@ -33,13 +33,16 @@ import {
   type CleanPlanResult,
   type CleanTimeline,
   type InstantRef,
+  type PartitionPlan,
   type TableFacts,
 } from './plan.ts';
 
 export interface CleanOptions extends ServiceOptions {
   config: CleanConfig;
-  /** plan only; write nothing (no rollback of failed writes either) */
+  /** plan only; write nothing (no rollback of failed writes either); every file's reason is worded */
   dryRun?: boolean;
+  /** read the size of every file the plan deletes (dry runs always do) */
+  wantBytes?: boolean;
 }
 
 export interface ScheduleCleanResult {
@@ -115,27 +118,6 @@ async function partitionsOf(t: Table, tl: Timeline, instants: readonly InstantRe
   return new Set(lists.flat());
 }
 
-/** Lists the partitions to scan (names only on local storage: sizes are read when needed). */
-async function listScope(storage: Storage, basePath: string, partitions: 'all' | Set<string>): Promise<{ listed: ListedPartition[]; missing: Set<string> }> {
-  const lazy = { lazyStatus: true };
-  if (partitions === 'all') return { listed: await listPartitions(storage, basePath, 16, lazy), missing: new Set() };
-  const missing = new Set<string>();
-  const names = [...partitions].sort();
-  const listed = await mapLimit(names, 16, async (p): Promise<ListedPartition> => {
-    try {
-      const files = (await storage.list(p === '' ? basePath : joinPath(basePath, p), lazy)).filter((f) => !f.isDirectory);
-      return { partition: p, files };
-    } catch (e) {
-      if (e instanceof StorageError && (e.code === 'not-found' || e.code === 'not-a-directory')) {
-        missing.add(p);
-        return { partition: p, files: [] };
-      }
-      throw e;
-    }
-  });
-  return { listed, missing };
-}
-
 /** The path string Hudi holds for a file (Hadoop Path.toString: `file:/…` locally, the URI otherwise). */
 export function hudiPathString(storage: Storage, path: string): string {
   return storage.scheme === 'file' ? `file:${path}` : storage.uri(path);
@@ -161,40 +143,37 @@ function guardOf(tl: Timeline): Planned['guard'] {
 }
 
 /** Plans a clean of `t` as it is now (no lock, nothing written). */
-export async function planCleanOf(t: Table, cfg: CleanConfig, now: Date): Promise<Planned> {
+export async function planCleanOf(t: Table, cfg: CleanConfig, now: Date, o: { sizes?: boolean; explain?: boolean } = {}): Promise<Planned> {
   const tl = await t.timeline();
   const facts = tableFacts(t);
   const ct = await loadCleanTimeline(t, tl);
   const guard = guardOf(tl);
+  const empty = (reason: string): Planned => ({ result: { partitions: [], files: 0, reason }, guard, warnings: ct.warnings });
   const pendingClean = tl.pending().find((i) => i.action === 'clean');
   if (pendingClean) {
     // hoodie.clean.multiple.enabled=false (the newest default): a pending plan still lists files a new one would list again
-    return { result: { partitions: [], files: 0, reason: `clean ${pendingClean.requestedTime} is pending; \`clean run\` finishes it first` }, guard, warnings: ct.warnings };
+    return empty(`clean ${pendingClean.requestedTime} is pending; \`clean run\` finishes it first`);
   }
   const since = commitsSinceLastClean(ct);
-  const empty = (reason: string): Planned => ({ result: { partitions: [], files: 0, reason }, guard, warnings: ct.warnings });
   if (since < cfg.maxCommits) {
     return empty(`${since} completed commit(s) since the last clean, fewer than hoodie.clean.trigger.max.commits=${cfg.maxCommits}`);
   }
   const ectr = earliestCommitToRetain(ct, cfg, now, facts.timezone);
   const scope = scanScope(ct, cfg, ectr, facts);
   if (scope.kind === 'none') return empty(`nothing to clean: ${scope.why}`);
-  const wanted = scope.kind === 'all' ? 'all' : await partitionsOf(t, tl, scope.instants);
-  const { listed, missing } = await listScope(t.storage, t.basePath, wanted);
   const vt = await viewTimelineOf(t);
-  const view: FileSystemView = assembleView(listed, vt, { lazySizes: true });
   const replacedIds = new Set(vt.replacedFileGroups.map((r) => groupKey(r.partition, r.fileId)));
   const savepointed = new Set(ct.savepoints.flatMap((s) => s.dataFiles));
-  const partitions = scope.kind === 'all' ? view.partitions() : [...(wanted as Set<string>)].sort();
-  const byName = new Map(listed.map((l) => [l.partition, l]));
-  const planned = partitions.map((p) => {
-    const files = byName.get(p)?.files ?? [];
+  // one partition at a time: its listing and file-system view are dropped once it is planned
+  const planOne = (lp: ListedPartition, listed: boolean): PartitionPlan => {
+    const p = lp.partition;
+    const view = assembleView([lp], vt, { lazySizes: true });
     // hasPendingFiles: only a partition without live file groups can go, so only then look at every file
     const onlyReplaced =
+      listed &&
+      p !== '' &&
       view.allFileGroups(p).length === 0 &&
-      !missing.has(p) &&
-      byName.has(p) &&
-      files.every((f) => {
+      lp.files.every((f) => {
         const id = parseBaseFileName(f.name)?.fileId ?? parseLogFileName(f.name)?.fileId;
         return id === undefined || replacedIds.has(groupKey(p, id));
       });
@@ -204,9 +183,30 @@ export async function planCleanOf(t: Table, cfg: CleanConfig, now: Date): Promis
       completedCommitCount: ct.completedCommits.length,
       savepointed,
       pendingCompactionOps: ct.pendingCompactionOps,
-      onlyReplacedFiles: onlyReplaced && p !== '',
+      onlyReplacedFiles: onlyReplaced,
+      sizes: o.sizes,
+      explain: o.explain,
     });
-  });
+  };
+  const lazy = { lazyStatus: true };
+  const planned: PartitionPlan[] = [];
+  if (scope.kind === 'all') {
+    await forEachPartition(t.storage, t.basePath, (lp) => void planned.push(planOne(lp, true)), 16, lazy);
+  } else {
+    const names = [...(await partitionsOf(t, tl, scope.instants))].sort();
+    await mapLimit(names, 16, async (p) => {
+      let files;
+      try {
+        files = (await t.storage.list(p === '' ? t.basePath : joinPath(t.basePath, p), lazy)).filter((f) => !f.isDirectory);
+      } catch (e) {
+        // a partition an instant wrote that is gone (deleted by an earlier clean): nothing to plan, never deleted
+        if (e instanceof StorageError && (e.code === 'not-found' || e.code === 'not-a-directory')) return void planned.push(planOne({ partition: p, files: [] }, false));
+        throw e;
+      }
+      planned.push(planOne({ partition: p, files }, true));
+    });
+  }
+  planned.sort((a, b) => (a.partition < b.partition ? -1 : a.partition > b.partition ? 1 : 0));
   const result = buildCleanerPlan({
     policy: cfg.policy,
     ectr,
@@ -279,7 +279,7 @@ export async function scheduleClean(table: Table, opts: CleanOptions): Promise<S
   const now = () => (opts.now ?? (() => new Date()))();
   for (let attempt = 0; ; attempt++) {
     const t = await reopen(table);
-    const p = await planCleanOf(t, opts.config, now());
+    const p = await planCleanOf(t, opts.config, now(), { sizes: opts.wantBytes || opts.dryRun, explain: opts.dryRun });
     const plan = p.result.plan;
     if (!plan) return { reason: p.result.reason, planned: p.result, rolledBack, warnings: p.warnings };
     if (opts.dryRun) return { plan, planned: p.result, rolledBack, warnings: p.warnings };
