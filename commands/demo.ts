@@ -5,6 +5,7 @@ import { TblError } from '../src/errors/index.ts';
 export const demoSpecs: CommandSpec[] = [
   {
     name: 'demo',
+    pager: false,
     summary: 'Generate the embedded demo MERGE_ON_READ table and show its commits and compactions',
     needsTable: false,
     args: ['[dir]'],

@@ -8,6 +8,7 @@ import { defaultStateDir } from './state.ts';
 import { commandsFor } from './registry.ts';
 import { stdStream } from './stdio.ts';
 import { mapStack } from './stack.ts';
+import { pagerActive, withPager } from './pager.ts';
 import { VERSION } from './version.ts';
 
 export { VERSION };
@@ -54,8 +55,8 @@ export function buildProgram(ctx: Ctx, onAction: (p: Promise<number | void>) => 
     for (const o of GLOBAL_OPTIONS) if (!taken.has(o.flags.split(/[ ,]/)[0])) addOption(cmd, o);
     for (const a of spec.args ?? []) cmd.argument(a);
     cmd.action((...a: unknown[]) => {
-      const opts = a[a.length - 2] as Opts;
-      onAction(spec.action(ctx, { ...opts, args: a.slice(0, -2) }));
+      const o = { ...(a[a.length - 2] as Opts), args: a.slice(0, -2) };
+      onAction(spec.pager === false ? spec.action(ctx, o) : withPager(ctx, o, () => spec.action(ctx, o)));
     });
   };
   for (const spec of selectSpecs(specs, argv)) {
@@ -95,6 +96,18 @@ export interface MainOverrides {
   session?: Ctx['session'];
 }
 
+/** TBLCLI_NOW (an ISO time): the clock for reproducible output (screenshots, goldens), like SOURCE_DATE_EPOCH. */
+function fixedNow(env: Record<string, string | undefined>): (() => Date) | undefined {
+  const v = env.TBLCLI_NOW;
+  if (!v) return undefined;
+  const d = new Date(v);
+  // thrown when a command asks the time: a one-line usage error like any bad input
+  return () => {
+    if (Number.isNaN(d.getTime())) throw new TblError('usage', `TBLCLI_NOW must be an ISO date-time, got '${v}'`);
+    return new Date(d);
+  };
+}
+
 export function makeCtx(o: MainOverrides = {}): Ctx {
   const io = o.io ?? systemIO(o.env ?? process.env, { out: stdStream(1), err: stdStream(2) });
   const env = o.env ?? process.env;
@@ -103,7 +116,7 @@ export function makeCtx(o: MainOverrides = {}): Ctx {
     out: new Output(io),
     env,
     cwd: o.cwd ?? process.cwd(),
-    now: o.now ?? (() => new Date()),
+    now: o.now ?? fixedNow(env) ?? (() => new Date()),
     stateDir: o.stateDir ?? defaultStateDir(env),
     session: o.session,
   };
@@ -113,6 +126,7 @@ export function makeCtx(o: MainOverrides = {}): Ctx {
 export async function runArgv(argv: string[], ctx: Ctx): Promise<number> {
   const debug = argv.includes('--debug') || ctx.env.TBLCLI_DEBUG === '1';
   let pending: Promise<number | void> | undefined;
+  if (argv[0] === '__complete') return (await import('./completion.ts')).runComplete(argv.slice(1), ctx);
   try {
     const program = buildProgram(
       ctx,
@@ -148,10 +162,16 @@ export async function main(argv: string[], overrides: MainOverrides = {}): Promi
   let onSigint: (() => void) | undefined;
   const interrupted = new Promise<number>((resolve) => {
     onSigint = () => {
-      ctx.io.stderr('interrupted\n');
-      resolve(EXIT.interrupted);
+      // Ctrl-C belongs to the pager while it runs
+      if (pagerActive()) return void process.once('SIGINT', onSigint!);
+      // a command supervising an engine forwards the signal and returns 130 once the engine is down
+      void import('../src/util/interrupt.ts').then(({ interruptsOwned }) => {
+        if (interruptsOwned()) return;
+        ctx.io.stderr('interrupted\n');
+        resolve(EXIT.interrupted);
+      });
     };
-    process.once('SIGINT', onSigint);
+    process.on('SIGINT', onSigint);
   });
   try {
     return await Promise.race([runArgv(argv, ctx), interrupted]);

@@ -8,6 +8,7 @@ const FAMILIES = {
   commits: async () => (await import('./commits.ts')).commitSpecs,
   compactions: async () => (await import('./compactions.ts')).compactionSpecs,
   compactionServices: async () => (await import('./compaction-services.ts')).compactionServiceSpecs,
+  remediation: async () => (await import('./remediation.ts')).remediationSpecs,
   timeline: async () => (await import('./timeline.ts')).timelineSpecs,
   services: async () => (await import('./services.ts')).serviceSpecs,
   cleanServices: async () => (await import('./clean-services.ts')).cleanServiceSpecs,
@@ -16,8 +17,10 @@ const FAMILIES = {
   archived: async () => (await import('./archived.ts')).archivedSpecs,
   metadata: async () => (await import('./metadata.ts')).metadataSpecs,
   triage: async () => (await import('./triage.ts')).triageSpecs,
+  browse: async () => (await import('./browse.ts')).browseSpecs,
   demo: async () => (await import('./demo.ts')).demoSpecs,
   meta: async () => (await import('./meta.ts')).metaSpecs,
+  mcp: async () => (await import('./mcp.ts')).mcpSpecs,
 } satisfies Record<string, () => Promise<CommandSpec[]>>;
 
 export type Family = keyof typeof FAMILIES;
@@ -31,12 +34,17 @@ export const FIRST_WORDS: Record<string, Family[]> = {
   fetch: ['table'],
   metadata: ['table', 'metadata'],
   commits: ['table', 'commits', 'archived'],
-  commit: ['commits'],
+  commit: ['commits', 'remediation'],
+  rollback: ['remediation'],
+  savepoint: ['remediation'],
+  marker: ['remediation'],
+  repair: ['remediation'],
+  table: ['remediation'],
   cleans: ['table', 'services', 'cleanServices'],
   clean: ['services', 'cleanServices'],
   savepoints: ['table', 'services'],
   compactions: ['compactions', 'archived'],
-  compaction: ['compactions', 'compactionServices', 'archived'],
+  compaction: ['compactions', 'compactionServices', 'remediation', 'archived'],
   timeline: ['timeline'],
   show: ['services', 'fsview', 'logfile', 'archived', 'triage'],
   stats: ['fsview'],
@@ -44,8 +52,11 @@ export const FIRST_WORDS: Record<string, Family[]> = {
   orphans: ['triage'],
   doctor: ['triage'],
   metrics: ['triage'],
+  browse: ['browse'],
   demo: ['demo'],
   man: ['meta'],
+  mcp: ['mcp'],
+  completion: ['meta'],
 };
 
 export function loadFamily(f: Family): Promise<CommandSpec[]> {

@@ -40,11 +40,20 @@ export async function tablePath(ctx: Ctx, o: Opts, flag = 'path'): Promise<strin
   });
 }
 
-export async function openFromOpts(ctx: Ctx, o: Opts, flag = 'path'): Promise<Table> {
+export async function openFromOpts(ctx: Ctx, o: Opts, flag = 'path', opts: { spinner?: boolean } = {}): Promise<Table> {
   const uri = await tablePath(ctx, o, flag);
   const { openTable } = await import('../src/table/index.ts');
-  const table = await openTable(uri, storageOptions(ctx, o));
+  const spinning = ctx.io.isStderrTTY && opts.spinner !== false;
+  const opening = openTable(uri, storageOptions(ctx, o));
+  const table = await (spinning ? (await import('./spinner.ts')).spin(ctx, `opening ${uri}`, opening) : opening);
   for (const w of table.warnings) ctx.out.warn(w);
+  if (spinning) {
+    // a timeline that takes more than two seconds to read (WebHDFS, 60k files) says so on a terminal
+    const { spin } = await import('./spinner.ts');
+    const read = table.timeline.bind(table);
+    let reading: ReturnType<Table['timeline']> | undefined;
+    table.timeline = (onListed) => (reading ??= spin(ctx, `reading the timeline of ${table.uri}`, read(onListed)));
+  }
   return table;
 }
 

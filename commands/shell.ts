@@ -4,40 +4,14 @@ import { createInterface } from 'node:readline';
 import { mkdir, readFile, appendFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Ctx } from './context.ts';
+import type { CommandSpec } from './spec.ts';
 import { loadState } from './state.ts';
+import { cachedDynamic, complete, tableDynamic, wordsOfLine } from './completion.ts';
+import { allCommands } from './registry.ts';
 
-/** Splits a command line like a shell: whitespace, single and double quotes, backslash escapes. */
-export function tokenize(line: string): string[] {
-  const out: string[] = [];
-  let cur = '';
-  let quote: '"' | "'" | undefined;
-  let has = false;
-  for (let i = 0; i < line.length; i++) {
-    const c = line[i]!;
-    if (quote) {
-      if (c === quote) quote = undefined;
-      else if (c === '\\' && quote === '"' && i + 1 < line.length) cur += line[++i];
-      else cur += c;
-      continue;
-    }
-    if (c === '"' || c === "'") {
-      quote = c;
-      has = true;
-    } else if (c === '\\' && i + 1 < line.length) {
-      cur += line[++i];
-      has = true;
-    } else if (/\s/.test(c)) {
-      if (has) out.push(cur);
-      cur = '';
-      has = false;
-    } else {
-      cur += c;
-      has = true;
-    }
-  }
-  if (has) out.push(cur);
-  return out;
-}
+import { tokenize } from './words.ts';
+
+export { tokenize };
 
 /** History never keeps a delegation token (issue 3: tokens appear nowhere). */
 export function redactSecrets(line: string): string {
@@ -46,6 +20,22 @@ export function redactSecrets(line: string): string {
 
 export function prompt(tableName: string | undefined): string {
   return tableName ? `hudi:${tableName}->` : 'hudi->';
+}
+
+/**
+ * Tab in the shell: command words, the options of the command typed so far, instants and partitions
+ * of the connected table (read once per table for the session).
+ */
+export function shellCompleter(ctx: Ctx, specs: CommandSpec[]): (line: string, done: (err: null, result: [string[], string]) => void) => void {
+  const dynamic = cachedDynamic(tableDynamic(ctx), () => ctx.session?.path ?? '');
+  return (line, done) => {
+    const words = wordsOfLine(line, false);
+    complete(words, specs, dynamic).then(
+      // readline inserts a sole candidate as is: the space a shell adds after a finished word is ours
+      (c) => done(null, [c.length === 1 && !/[=/]$/.test(c[0]!) ? [`${c[0]} `] : c, words[words.length - 1] ?? '']),
+      () => done(null, [[], line]),
+    );
+  };
 }
 
 export async function runShell(ctx: Ctx, run: (argv: string[], ctx: Ctx) => Promise<number>): Promise<number> {
@@ -59,7 +49,8 @@ export async function runShell(ctx: Ctx, run: (argv: string[], ctx: Ctx) => Prom
     /* no history yet */
   }
   ctx.io.stderr('Welcome to tblcli, a hudi-cli compatible shell. Type help for commands, exit to quit.\n');
-  const rl = createInterface({ input: process.stdin, output: process.stdout, history, historySize: 1000, terminal: true });
+  const completer = shellCompleter(ctx, await allCommands());
+  const rl = createInterface({ input: process.stdin, output: process.stdout, history, historySize: 1000, terminal: true, completer });
   let last = 0;
   const ask = () => {
     rl.setPrompt(prompt(ctx.session?.tableName));
@@ -77,7 +68,10 @@ export async function runShell(ctx: Ctx, run: (argv: string[], ctx: Ctx) => Prom
     if (argv.length > 0) {
       await appendFile(historyFile, `${redactSecrets(line.trim())}\n`).catch(() => undefined);
       if (argv[0] === 'exit' || argv[0] === 'quit') break;
+      // paused while the command runs: a pager reads the keyboard then, not this prompt
+      rl.pause();
       last = await run(argv[0] === 'help' ? ['--help', ...argv.slice(1)] : argv, ctx);
+      rl.resume();
     }
     ask();
   }

@@ -10,6 +10,8 @@ export interface OptionSpec {
   parse?: (value: string, previous: unknown) => unknown;
   /** JSON key for man page / docs when different from the flag */
   env?: string;
+  /** the values the option takes (shell completion offers them) */
+  choices?: string[];
 }
 
 export type Opts = Record<string, unknown>;
@@ -28,6 +30,16 @@ export interface CommandSpec {
   needsTable?: boolean;
   /** column keys for the man page's JSON FIELDS section */
   jsonFields?: () => Promise<string[]>;
+  /**
+   * A command that changes the table. It is never an MCP read tool (unless `alsoRead`); with `plan`
+   * (the arguments of its dry run) it is an MCP write tool named `tool` (default: the command):
+   * the plan call adds `plan`, the execute call adds `execute`; `fixed` flags are the server's.
+   */
+  writes?: { plan?: string[]; execute?: string[]; fixed?: string[]; tool?: string; alsoRead?: boolean };
+  /** false: stdout never goes through the pager (table services, interactive and generated output) */
+  pager?: false;
+  /** hidden from help and the man page (`__complete`) */
+  hidden?: boolean;
   action: (ctx: Ctx, opts: Opts) => Promise<number | void>;
 }
 
@@ -61,8 +73,9 @@ export const TABLE_OPTIONS = (limit: number): OptionSpec[] => [
 export const GLOBAL_OPTIONS: OptionSpec[] = [
   { flags: '--path <path>', description: 'table base path (local, file://, hdfs://, webhdfs://, swebhdfs://); default: TBLCLI_PATH, then the connected table' },
   { flags: '--json [fields]', description: 'JSON output with raw values; optionally a comma-separated field list' },
-  { flags: '--format <format>', description: 'table (default), csv, tsv or json' },
+  { flags: '--format <format>', description: 'table (default), csv, tsv or json', choices: ['table', 'csv', 'tsv', 'json'] },
   { flags: '--debug', description: 'show the cause chain and stack on errors' },
+  { flags: '--no-pager', description: 'on a terminal, never page the output (default: TBLCLI_PAGER, PAGER, else less -FRSX when it does not fit the screen)' },
   { flags: '--namenode-http <hosts>', description: 'NameNode HTTP address(es) host:port[,host:port] for hdfs:// paths (env TBLCLI_WEBHDFS)' },
   { flags: '--user <name>', description: 'WebHDFS user.name (default HADOOP_USER_NAME, then the OS user)' },
   { flags: '--doas <user>', description: 'WebHDFS doas proxy user' },

@@ -1,6 +1,6 @@
 import type { CommandSpec } from './spec.ts';
 import { parseBool } from './spec.ts';
-import { outputOptions, tableAction } from './shared.ts';
+import { openFromOpts, outputOptions, tableAction, wantsJson } from './shared.ts';
 import type { Table } from '../src/table/index.ts';
 import type { TableResult } from '../src/views/result.ts';
 
@@ -23,12 +23,18 @@ export function timelineSpec(name: string, incomplete: boolean, summary: string,
     options: [
       { flags: '--show-rollback-info [bool]', description: 'show what each rollback rolls back', default: false, parse: parseBool },
       { flags: '--show-time-seconds [bool]', description: 'show seconds in the file modification times', default: false, parse: parseBool },
+      { flags: '--chart [bool]', description: 'the same instants as bars over wall-clock time (requested to completed, or to now while pending), one lane per concurrent instant, fitted to the width', default: false, parse: parseBool },
     ],
     jsonFields: async () => ['no', ...(await import('../src/views/timeline.ts')).timelineColumns(false).map((c) => c.key)],
-    action: tableAction(
-      (table, o) => show(table, { incomplete, rollbackInfo: o.showRollbackInfo === true, seconds: o.showTimeSeconds === true }),
-      (o) => ({ ...outputOptions(o), rowNumbers: true }),
-    ),
+    action: async (ctx, o) => {
+      const opts = { incomplete, rollbackInfo: o.showRollbackInfo === true, seconds: o.showTimeSeconds === true };
+      if (o.chart !== true || wantsJson(o)) return tableAction((table) => show(table, opts), (x) => ({ ...outputOptions(x), rowNumbers: true }))(ctx, o);
+      const table = await openFromOpts(ctx, o);
+      const r = await show(table, opts);
+      const v = await import('../src/views/browse.ts');
+      const lines = v.timelineChart(r, outputOptions(o), (await table.timeline()).source.timezone, ctx.now().getTime(), ctx.io.columns);
+      ctx.out.text(lines.join('\n'));
+    },
   };
 }
 

@@ -53,7 +53,7 @@ export const triageSpecs: CommandSpec[] = [
       const { t, s } = await scan(ctx, o);
       const findings = await t.findCollisions(s, { bucketIndex: o.bucketIndex as number | undefined, keys: o.keys === true });
       const v = await import('../src/views/triage.ts');
-      ctx.out.table(v.collisionColumns, findings, outputOptions(o));
+      await ctx.out.view(v.collisionColumns, findings, outputOptions(o));
       if (findings.length === 0) ctx.out.info('no fileId collisions found');
       return exitFor(o, findings.map((f) => f.severity));
     },
@@ -63,6 +63,7 @@ export const triageSpecs: CommandSpec[] = [
     aliases: ['show orphans'],
     summary: 'Lists orphan files (Flink leftovers, uncommitted data files, marker dirs, stuck instants); --delete --yes quarantines them',
     table: { limit: -1 },
+    writes: { tool: 'orphans delete', alsoRead: true, plan: [], execute: ['--delete', '--yes'], fixed: ['--delete', '--purge', '--yes'] },
     options: [
       OLDER_THAN,
       { flags: '--dir <dir>', description: 'only this table-relative directory; an absolute directory outside the table (a Flink file-sink dir next to it) is listed for .inprogress/.pending part files' },
@@ -85,7 +86,7 @@ export const triageSpecs: CommandSpec[] = [
       const v = await import('../src/views/triage.ts');
       if (o.delete === true) {
         const r = await t.deleteOrphans(s, orphans, { purge: o.purge === true, olderThanMs: ms });
-        ctx.out.table(v.deleteColumns, r.results, outputOptions(o));
+        await ctx.out.view(v.deleteColumns, r.results, outputOptions(o));
         const moved = r.results.filter((x) => x.action === 'moved' || x.action === 'purged').length;
         const skipped = r.results.filter((x) => x.action === 'skipped').length;
         if (skipped > 0) ctx.out.warn(`skipped ${skipped} orphan(s) that changed since the scan (see the reason column)`);
@@ -96,7 +97,8 @@ export const triageSpecs: CommandSpec[] = [
         const gone = new Set(r.results.filter((x) => x.action === 'moved' || x.action === 'purged').map((x) => x.path));
         return exitFor(o, orphans.filter((x) => !gone.has(x.path)).map((x) => x.severity));
       }
-      ctx.out.table(v.orphanColumns, orphans, outputOptions(o));
+      await ctx.out.view(v.orphanColumns, orphans, outputOptions(o));
+      if (orphans.length === 0) ctx.out.info('no orphan files found');
       return exitFor(o, orphans.map((x) => x.severity));
     },
   },
@@ -108,26 +110,20 @@ export const triageSpecs: CommandSpec[] = [
     async action(ctx, o) {
       const { t, s } = await scan(ctx, o);
       const report = await t.doctor(s, { olderThanMs: olderThanMs(o), bucketIndex: o.bucketIndex as number | undefined });
+      const v = await import('../src/views/triage.ts');
+      const opts = outputOptions(o);
       if (wantsJson(o)) ctx.out.json(report);
-      else {
-        const tb = report.table;
-        ctx.out.text(
-          `Table ${tb.name} (${tb.type}, version ${tb.version}, timeline layout ${tb.layout}) at ${tb.basePath}\n` +
-            `${tb.instants} instants (${tb.completed} completed, ${tb.pending} pending), ${tb.partitions} partitions, ${tb.fileGroups} file groups, ${tb.files} files, ${tb.bytes} bytes\n` +
-            `Overall: ${report.severity}`,
-        );
-        const v = await import('../src/views/triage.ts');
-        ctx.out.table(v.doctorColumns, report.checks, outputOptions(o));
-        const lines = report.checks.flatMap((c) => c.details.map((d) => `  [${c.check}] ${d}`));
-        if (lines.length > 0) ctx.out.text(`Details:\n${lines.join('\n')}`);
-      }
+      else if (opts.format === 'csv' || opts.format === 'tsv') {
+        ctx.out.text(v.doctorIntro(report).map((l) => (typeof l === 'string' ? l : l.text)).join('\n'));
+        ctx.out.table(v.doctorColumns, report.checks, opts);
+      } else await ctx.out.checklist(v.doctorIntro(report), v.doctorChecklist(report.checks));
       return exitFor(o, [report.severity]);
     },
   },
   {
     name: 'metrics',
     summary: 'Table health metrics in Prometheus text format (for node_exporter textfile collector)',
-    options: [{ flags: '--format <format>', description: 'prometheus (default) or json', default: 'prometheus' }, OLDER_THAN, BUCKET_INDEX],
+    options: [{ flags: '--format <format>', description: 'prometheus (default) or json', default: 'prometheus', choices: ['prometheus', 'json'] }, OLDER_THAN, BUCKET_INDEX],
     async action(ctx, o) {
       const format = String(o.format ?? 'prometheus');
       if (format !== 'prometheus' && format !== 'json') throw new TblError('usage', `metrics --format must be prometheus or json, got '${format}'`);

@@ -10,6 +10,10 @@ export interface IO {
   /** Colour allowed at all; Output still only colours a TTY (piped output never carries ANSI). */
   colorEnabled: boolean;
   columns: number;
+  /** screen height (what a pager decides on); 24 when unknown */
+  rows: number;
+  /** stdout is a terminal a pager may take over (never for in-memory test IO unless asked) */
+  pager: boolean;
   stdin?: NodeJS.ReadableStream;
 }
 
@@ -19,6 +23,7 @@ type Env = Record<string, string | undefined>;
 export interface StdStream {
   isTTY: boolean;
   columns: number | undefined;
+  rows?: number | undefined;
   write(s: string | Uint8Array): void;
 }
 
@@ -28,6 +33,9 @@ export function nodeStream(s: NodeJS.WriteStream): StdStream {
     isTTY: s.isTTY === true,
     get columns() {
       return s.isTTY ? s.columns : undefined;
+    },
+    get rows() {
+      return s.isTTY ? s.rows : undefined;
     },
     write: (x) => void s.write(x),
   };
@@ -51,6 +59,8 @@ export function systemIO(env: Env = process.env, std?: { out: StdStream; err: St
   const forcedCols = forced && /^\d+$/.test(force!) ? Number(force) : undefined;
   const envCols = env.COLUMNS && /^\d+$/.test(env.COLUMNS) ? Number(env.COLUMNS) : undefined;
   const columns = forcedCols ?? out.columns ?? envCols ?? 80;
+  const envRows = env.LINES && /^\d+$/.test(env.LINES) ? Number(env.LINES) : undefined;
+  const rows = out.rows ?? envRows ?? 24;
 
   let colorEnabled: boolean;
   const fc = env.FORCE_COLOR;
@@ -65,6 +75,8 @@ export function systemIO(env: Env = process.env, std?: { out: StdStream; err: St
     isStderrTTY,
     colorEnabled,
     columns,
+    rows,
+    pager: isStdoutTTY,
     // a getter: touching process.stdin builds a stream (and a pipe handle) that most commands never read
     get stdin() {
       return process.stdin;
@@ -73,7 +85,7 @@ export function systemIO(env: Env = process.env, std?: { out: StdStream; err: St
 }
 
 /** In-memory IO for tests (gh's iostreams.Test): not a TTY, 100 columns, no colour unless asked. */
-export function makeTestIO(opts: { tty?: boolean; columns?: number; color?: boolean } = {}): {
+export function makeTestIO(opts: { tty?: boolean; columns?: number; rows?: number; color?: boolean; pager?: boolean } = {}): {
   io: IO;
   out(): string;
   err(): string;
@@ -93,6 +105,8 @@ export function makeTestIO(opts: { tty?: boolean; columns?: number; color?: bool
     isStderrTTY: tty,
     colorEnabled: opts.color ?? false,
     columns: opts.columns ?? 100,
+    rows: opts.rows ?? 24,
+    pager: opts.pager ?? false,
   };
   return { io, out: () => out, err: () => err };
 }

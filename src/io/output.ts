@@ -9,6 +9,9 @@
 //   - tables are never truncated to io.columns: hudi-cli doesn't, and a cut cell is worse than a
 //     wrapped line. The FlipTable string is written as is (it ends with '\n').
 //   - stdout carries data only; info() (titles, hints) goes to stderr on a TTY, warn() always.
+//   - tblcli's own commands (doctor, orphans, collisions) use view()/checklist(): for a person on a
+//     TTY a box fitted to io.columns or a checklist, plain aligned text in pipes, the same --json and
+//     --format; the same column specs drive every mode.
 
 import {
   bold,
@@ -18,6 +21,8 @@ import {
   renderJson,
   yellow,
   type ColumnSpec,
+  type CheckItem,
+  type IntroLine,
   type TableOptions,
 } from '../render/index.ts';
 import type { IO } from './io.ts';
@@ -58,6 +63,24 @@ export class Output {
     // written in encoded pieces: a 20k-row table is ~15 MB
     const writeBytes = (chunk: Uint8Array) => this.io.stdout(chunk);
     renderFlipTable(model.headers, model.cells, this.color ? { header: bold, writeBytes } : { writeBytes });
+  }
+
+  /** tblcli's own listings: a box fitted to the screen on a terminal, aligned plain columns in a pipe. */
+  async view<R>(columns: ColumnSpec<R>[], rows: R[], opts: OutputOptions = {}): Promise<void> {
+    const json = opts.json !== undefined && opts.json !== false;
+    if (json || (opts.format !== undefined && opts.format !== 'table')) return this.table(columns, rows, opts);
+    const model = buildTable(columns, rows, { ...opts, rowNumbers: false });
+    const p = await import('../render/tty/person.ts');
+    if (!this.io.isStdoutTTY) return void this.io.stdout(p.renderAligned(model.headers, model.cells));
+    const tones = model.rawRows.map((raw) => raw.map((v, i) => columns[i]!.tone?.(v)));
+    this.io.stdout(p.renderFitted(model.headers, model.cells, tones, this.io.columns, { color: this.color }));
+  }
+
+  /** Lines about the subject, then a checklist (doctor): wrapped and coloured on a terminal, one line per item in a pipe. */
+  async checklist(intro: IntroLine[], items: CheckItem[], outro: string[] = []): Promise<void> {
+    const p = await import('../render/tty/person.ts');
+    const o = { tty: this.io.isStdoutTTY, columns: this.io.columns, color: this.color };
+    this.io.stdout(`${p.renderWrapped(intro, o)}\n${p.renderChecklist(items, o)}${outro.length > 0 ? `\n${p.renderWrapped(outro, o)}` : ''}`);
   }
 
   /** A single object (`show`-style): pretty on a TTY, compact otherwise. */

@@ -37,6 +37,8 @@ const PRIMITIVES: Record<string, K> = {
   boolean: K.BOOLEAN,
   int: K.INT,
   long: K.LONG,
+  // avroTypeFor's long (numbers, bigints beyond 2^53): read here as avsc's long, unsafe values rejected
+  'abstract:long': K.LONG,
   float: K.FLOAT,
   double: K.DOUBLE,
   bytes: K.BYTES,
@@ -120,8 +122,8 @@ function takesBytes(node: AvroNode, open = new Set<AvroNode>()): boolean {
   }
 }
 
-// Varints exactly as avsc's Tap.readLong computes them (float arithmetic past 28 bits), so values and
-// the precision check agree; `at` is the position after the varint, -1 when it runs past `end`.
+// Varints exactly as avsc's Tap.readLong computes them (float arithmetic past 28 bits: what avsc's int
+// reader, lengths and counts get); `at` is the position after the varint, -1 when it runs past `end`.
 let at = 0;
 
 function readLong(b: Uint8Array, pos: number, end: number): number {
@@ -152,6 +154,23 @@ function readLong(b: Uint8Array, pos: number, end: number): number {
   return (n >> 1) ^ -(n & 1);
 }
 
+const MIN_SAFE = BigInt(Number.MIN_SAFE_INTEGER);
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+/**
+ * A long as avroTypeFor's long decodes it: a number while exact, a bigint beyond 2^53 (avsc's
+ * unpackLongBytes keeps 64 bits). Up to 7 bytes (49 bits) readLong's float sums are exact.
+ */
+function readLong64(b: Uint8Array, pos: number, end: number): number | bigint {
+  const v = readLong(b, pos, end);
+  if (at < 0 || at - pos <= 7) return v;
+  let u = 0n;
+  for (let i = at - 1; i >= pos; i--) u = (u << 7n) | BigInt(b[i]! & 0x7f);
+  u &= (1n << 64n) - 1n;
+  const x = BigInt.asIntN(64, (u >> 1n) ^ -(u & 1n));
+  return x >= MIN_SAFE && x <= MAX_SAFE ? Number(x) : x;
+}
+
 // Buffer#utf8Slice, what avsc's readString calls when there is one (Buffer#toString checks arguments around it)
 type Utf8Sliced = Buffer & { utf8Slice?: (start: number, end: number) => string };
 export const utf8Slice: (b: Buffer, start: number, end: number) => string =
@@ -163,11 +182,6 @@ function skipVarint(b: Uint8Array, pos: number, end: number): number {
 }
 
 const ZERO_SIZE_ITEMS = 1 << 16;
-
-/** LongType._read's check: avsc throws on longs it cannot hold exactly */
-function isSafeLong(n: number): boolean {
-  return n >= -9007199254740990 && n <= 9007199254740990;
-}
 
 /** A length-prefixed value (bytes, string, map key): the position after it, or -1. */
 function skipSized(b: Uint8Array, pos: number, end: number): number {
@@ -195,13 +209,10 @@ export function skipAvro(node: AvroNode, b: Uint8Array, pos: number, end: number
     case K.INT:
       if (pos < end && b[pos]! < 0x80) return pos + 1;
       return skipVarint(b, pos, end);
-    case K.LONG: {
+    case K.LONG:
+      // avroTypeFor's long takes any varint (bigints beyond 2^53)
       if (pos < end && b[pos]! < 0x80) return pos + 1;
-      // up to 7 bytes hold at most 49 bits: always safe
-      const p = skipVarint(b, pos, end);
-      if (p < 0 || p - pos <= 7) return p;
-      return isSafeLong(readLong(b, pos, end)) ? p : -1;
-    }
+      return skipVarint(b, pos, end);
     case K.FLOAT:
       return end - pos >= 4 ? pos + 4 : -1;
     case K.DOUBLE:
@@ -394,8 +405,8 @@ export function readAvroFields(plan: AvroFieldPlan, b: Uint8Array, buf: Buffer, 
         pos = at;
         break;
       case R.LONG: {
-        const v = readLong(b, pos, end);
-        if (at < 0 || !isSafeLong(v)) return false;
+        const v = readLong64(b, pos, end);
+        if (at < 0) return false;
         out[s] = v;
         pos = at;
         break;

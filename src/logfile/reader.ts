@@ -51,6 +51,8 @@ export interface ReadLogOptions {
   chunkSize?: number;
   /** decoder for HFILE_DATA blocks (metadata table); without it their records are left undefined */
   decodeHFile?: (content: Uint8Array, header: Record<string, string>) => Promise<LogRecord[]> | LogRecord[];
+  /** records with the values compaction writes back (exact decimals, raw dates and timestamps; content.ts) */
+  exactValues?: boolean;
 }
 
 /** Buffered positional reads through Storage.readRange. */

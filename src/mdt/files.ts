@@ -114,13 +114,14 @@ export async function mergeFilesSlice(
     });
     for (const block of contents.blocks) blocks.push({ path: lf.path, block });
   }
-  const rolledBack = new Set<string>();
-  for (const { block } of blocks) {
-    if (block.type === 'COMMAND_BLOCK' && block.header.COMMAND_BLOCK_TYPE === COMMAND_ROLLBACK && block.header.TARGET_INSTANT_TIME) {
-      rolledBack.add(block.header.TARGET_INSTANT_TIME);
-    }
-  }
-  for (const { path, block } of blocks) {
+  // a rollback command block voids the blocks of its target read before it (BaseHoodieLogRecordReader
+  // "rollback older read log block(s)"): a retry's blocks of the same instant after it count
+  const voided = new Set<number>();
+  blocks.forEach(({ block }, i) => {
+    if (block.type !== 'COMMAND_BLOCK' || block.header.COMMAND_BLOCK_TYPE !== COMMAND_ROLLBACK || !block.header.TARGET_INSTANT_TIME) return;
+    for (let j = 0; j < i; j++) if (blocks[j]!.block.type !== 'COMMAND_BLOCK' && blocks[j]!.block.header.INSTANT_TIME === block.header.TARGET_INSTANT_TIME) voided.add(j);
+  });
+  for (const [n, { path, block }] of blocks.entries()) {
     const instant = block.header.INSTANT_TIME;
     const skip = (reason: string) => skipped.push({ path, offset: block.offset, instant, reason });
     if (block.type === 'COMMAND_BLOCK') continue;
@@ -132,7 +133,7 @@ export async function mergeFilesSlice(
       skip(`instant ${instant ?? '(none)'} is not a valid completed instant`);
       continue;
     }
-    if (rolledBack.has(instant)) {
+    if (voided.has(n)) {
       skip(`instant ${instant} was rolled back`);
       continue;
     }

@@ -393,56 +393,97 @@ function tableSizeFor(n: number): number {
 }
 
 /**
- * Key order of a java.util.HashMap after a sequence of puts / removes (bucket = spread hash masked by
- * the capacity, insertion order within a bucket). Readers ignore map order; this only keeps our
- * records byte-identical to what Hudi writes for the same content.
+ * Key order of a java.util.HashMap (JDK 8+) after a sequence of put / merge / remove / putAll: a real
+ * bucket table (spread String.hashCode masked by the capacity), put appending to its bucket and
+ * resizing after, merge prepending and resizing before (HashMap.merge), resizes splitting each
+ * bucket in order. Treeified buckets (8+ collisions) are not modelled. Readers ignore map order; this
+ * only keeps our records byte-identical to what Hudi writes for the same content.
  */
 export class JavaHashMapKeys {
-  private cap = 0;
+  private table: string[][] | undefined;
   private threshold: number;
-  private readonly seq = new Map<string, number>();
-  private next = 0;
+  private count = 0;
+  private readonly hashes = new Map<string, number>();
   constructor(
     initialCapacity?: number,
     private readonly loadFactor = 0.75,
   ) {
     this.threshold = initialCapacity === undefined ? 0 : tableSizeFor(initialCapacity);
   }
-  private resize(): void {
-    if (this.cap === 0) {
-      this.cap = this.threshold > 0 ? this.threshold : 16;
-    } else {
-      this.cap *= 2;
+  private hash(k: string): number {
+    let h = this.hashes.get(k);
+    if (h === undefined) {
+      const x = javaStringHashCode(k);
+      h = x ^ (x >>> 16);
+      this.hashes.set(k, h);
     }
-    this.threshold = Math.floor(this.cap * this.loadFactor);
+    return h;
   }
+  private resize(): void {
+    const oldCap = this.table?.length ?? 0;
+    let newCap: number;
+    let newThr = 0;
+    if (oldCap > 0) {
+      newCap = oldCap * 2;
+      if (oldCap >= 16) newThr = this.threshold * 2;
+    } else if (this.threshold > 0) newCap = this.threshold;
+    else {
+      newCap = 16;
+      newThr = 12;
+    }
+    if (newThr === 0) newThr = Math.trunc(Math.fround(newCap * this.loadFactor));
+    const next: string[][] = Array.from({ length: newCap }, () => []);
+    for (const bucket of this.table ?? []) for (const k of bucket) next[this.hash(k) & (newCap - 1)]!.push(k);
+    this.table = next;
+    this.threshold = newThr;
+  }
+  private bucketOf(key: string): string[] {
+    return this.table![this.hash(key) & (this.table!.length - 1)]!;
+  }
+  /** HashMap.put of a new or existing key. */
   put(key: string): void {
-    if (this.cap === 0) this.resize();
-    if (this.seq.has(key)) return;
-    this.seq.set(key, this.next++);
-    if (this.seq.size > this.threshold) this.resize();
+    if (!this.table) this.resize();
+    const b = this.bucketOf(key);
+    if (b.includes(key)) return;
+    b.push(key);
+    if (++this.count > this.threshold) this.resize();
+  }
+  /** HashMap.merge: `remove` when the remapping function returns null. */
+  merge(key: string, remove = false): void {
+    if (this.count > this.threshold || !this.table) this.resize();
+    const b = this.bucketOf(key);
+    const at = b.indexOf(key);
+    if (at >= 0) {
+      if (remove) {
+        b.splice(at, 1);
+        this.count--;
+      }
+      return;
+    }
+    if (remove) return;
+    b.unshift(key);
+    this.count++;
   }
   /** HashMap.putAll into this map (presizes an empty table like Java). */
   putAll(keys: readonly string[]): void {
     if (keys.length === 0) return;
-    if (this.cap === 0) {
-      const t = Math.floor(keys.length / this.loadFactor + 1);
+    if (!this.table) {
+      const t = Math.trunc(Math.fround(Math.fround(keys.length / this.loadFactor) + 1));
       if (t > this.threshold) this.threshold = tableSizeFor(t);
-    } else {
-      while (keys.length > this.threshold) this.resize();
-    }
+    } else if (keys.length > this.threshold) this.resize();
     for (const k of keys) this.put(k);
   }
   remove(key: string): void {
-    this.seq.delete(key);
+    if (!this.table) return;
+    const b = this.bucketOf(key);
+    const at = b.indexOf(key);
+    if (at >= 0) {
+      b.splice(at, 1);
+      this.count--;
+    }
   }
   keys(): string[] {
-    const mask = Math.max(this.cap, 1) - 1;
-    const bucket = (k: string) => {
-      const h = javaStringHashCode(k);
-      return (h ^ (h >>> 16)) & mask;
-    };
-    return [...this.seq].map(([k, i]) => [bucket(k), i, k] as const).sort((a, b) => a[0] - b[0] || a[1] - b[1]).map((x) => x[2]);
+    return (this.table ?? []).flat();
   }
 }
 
@@ -702,21 +743,25 @@ export function combineFileSystemMetadata(older: Map<string, FileInfo>, newer: M
     }
   }
   const out = new Map(older);
+  // new HashMap<>(); putAll(older); newer.forEach(combinedFileInfo::merge)
   const order = new JavaHashMapKeys();
   order.putAll([...older.keys()]);
   for (const [name, fi] of newer) {
     const old = out.get(name);
     if (!old) {
       out.set(name, fi);
-      order.put(name);
+      order.merge(name);
     } else if (fi.isDeleted) {
-      if (old.isDeleted) out.set(name, fi);
-      else {
+      if (old.isDeleted) {
+        out.set(name, fi);
+        order.merge(name);
+      } else {
         out.delete(name);
-        order.remove(name);
+        order.merge(name, true);
       }
     } else {
       out.set(name, { size: Math.max(old.size, fi.size), isDeleted: false });
+      order.merge(name);
     }
   }
   return ordered(out, order);

@@ -7,7 +7,7 @@
 // An MDT instant `t` that already exists (a retry) is rolled back in the MDT first, as Hudi's
 // commitInternal does. Call everything here holding the data table's lock.
 import { TblError } from '../errors/index.ts';
-import { buildFileSystemView, formatLogFileName, type FileSlice } from '../fs-view/index.ts';
+import { buildFileSystemView, formatLogFileName, parseLogFileName, type FileSlice } from '../fs-view/index.ts';
 import { HFileReader, writeHFile } from '../hfile/index.ts';
 import { encodeDeleteBlock, encodeLogBlock, iterateLogBlocks, writeLogFile } from '../logfile/index.ts';
 import { encodeCommitMetadataAvro, encodeCommitMetadataJson, newWriteStat, type CommitMetadata, type WriteStat } from '../metadata/index.ts';
@@ -48,28 +48,35 @@ const utf8 = new TextEncoder();
 const utf8Dec = new TextDecoder();
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-/** The writer schema from the newest HFile of the MDT: a log block's SCHEMA header, else a base file's `schema`. */
-async function writerSchemaOf(mdt: Table, slices: FileSlice[]): Promise<string> {
-  let best: { order: string; schema: () => Promise<string | undefined> } | undefined;
-  const consider = (order: string, schema: () => Promise<string | undefined>) => {
-    if (!best || order > best.order) best = { order, schema };
-  };
+/**
+ * The writer schema from the newest HFile of the MDT: a log block's SCHEMA header, else a base
+ * file's `schema`. Files that name none (a v6 MDT rollback's command-block log, a log holding only
+ * deletes: an init log, record-index deletes) are skipped.
+ */
+export async function writerSchemaOf(mdt: Table, slices: FileSlice[]): Promise<string> {
+  const candidates: { order: string; schema: () => Promise<string | undefined> }[] = [];
   for (const s of slices) {
     if (s.baseFile) {
       const f = s.baseFile;
-      consider(`${f.completionTime ?? f.instant}`, async () => (await HFileReader.open(mdt.storage, f.path, { size: f.size })).avroSchemaJson);
+      candidates.push({ order: `${f.completionTime ?? f.instant}`, schema: async () => (await HFileReader.open(mdt.storage, f.path, { size: f.size })).avroSchemaJson });
     }
     for (const l of s.logFiles) {
-      consider(`${l.completionTime ?? l.instant}.${String(l.version).padStart(9, '0')}`, async () => {
-        let schema: string | undefined;
-        for await (const b of iterateLogBlocks(mdt.storage, l.path, { size: l.size })) if (b.type === 'HFILE_DATA_BLOCK' && b.header.SCHEMA) schema = b.header.SCHEMA;
-        return schema;
+      candidates.push({
+        order: `${l.completionTime ?? l.instant}.${String(l.version).padStart(9, '0')}`,
+        schema: async () => {
+          let schema: string | undefined;
+          for await (const b of iterateLogBlocks(mdt.storage, l.path, { size: l.size })) if (b.type === 'HFILE_DATA_BLOCK' && b.header.SCHEMA) schema = b.header.SCHEMA;
+          return schema;
+        },
       });
     }
   }
-  const s = best ? await best.schema() : undefined;
-  if (!s) throw new TblError('metadata', `${mdt.uri}: no HFile in the metadata table names its writer schema`, { path: mdt.uri });
-  return s;
+  candidates.sort((a, b) => (a.order < b.order ? 1 : a.order > b.order ? -1 : 0));
+  for (const c of candidates) {
+    const s = await c.schema();
+    if (s) return s;
+  }
+  throw new TblError('metadata', `${mdt.uri}: no HFile in the metadata table names its writer schema`, { path: mdt.uri });
 }
 
 /** Opens the MDT of `data` for writing the listed partitions. */
@@ -97,7 +104,7 @@ function mdtInstant(tl: Timeline, t: string) {
 }
 
 /** HoodieAvroUtils.removeMetadataFields: the record schema without the 5 meta fields (commit extraMetadata.schema). */
-function withoutMetaFields(writerSchema: string): string {
+export function withoutMetaFields(writerSchema: string): string {
   const s = JSON.parse(writerSchema) as { fields: { name: string }[] };
   return JSON.stringify({ ...s, fields: s.fields.filter((f) => !f.name.startsWith('_hoodie_')) });
 }
@@ -142,6 +149,9 @@ export async function writeMdtDeltacommit(w: MdtWriteTarget, instant: string, re
     const p = w.partitions.get(partition);
     if (!p) throw new TblError('bug', `metadata-table partition ${partition} was not opened for writing`);
     if (recs.length === 0) continue;
+    // v6 names log files by the slice's base instant: the next version comes from a fresh listing, which
+    // also sees files the view does not (a rollback just made, a crashed attempt's leftovers)
+    const listed = version >= 8 ? [] : (await mdt.storage.list(joinPath(mdt.basePath, partition))).map((f) => parseLogFileName(f.name)).filter((l) => l !== undefined);
     const groups = new Map<number, MdtRecord[]>();
     for (const r of recs) {
       const g = fileGroupIndex(r.key, p.slices.length);
@@ -175,7 +185,10 @@ export async function writeMdtDeltacommit(w: MdtWriteTarget, instant: string, re
         blocks.push(encodeDeleteBlock({ instantTime: instant, schema, deletes: deletes.map((d) => ({ recordKey: d.key, partitionPath: partition })) }));
       }
       const base = version >= 8 ? instant : slice.baseInstant;
-      const logVersion = version >= 8 ? 1 : Math.max(0, ...slice.logFiles.filter((l) => l.instant === base).map((l) => l.version)) + 1;
+      const logVersion =
+        version >= 8
+          ? 1
+          : Math.max(0, ...slice.logFiles.filter((l) => l.instant === base).map((l) => l.version), ...listed.filter((l) => l.fileId === slice.fileId && l.instant === base && l.ext === 'log').map((l) => l.version)) + 1;
       const name = formatLogFileName({ fileId: slice.fileId, instant: base, ext: 'log', version: logVersion, writeToken: `${token++}-0-1` });
       await createMarker(mdt.storage, mdt.basePath, instant, { partition, fileName: name, ioType: 'APPEND' });
       const size = await writeLogFile(mdt.storage, joinPath(mdt.basePath, partition, name), blocks);

@@ -12,6 +12,8 @@ import { deltaReplaces, type Row } from './scan.ts';
 export interface AvroSource {
   content: Uint8Array;
   schema: string;
+  /** records decode with compaction's exact values (content.ts avroTypeFor) */
+  exact?: boolean;
 }
 
 const utf8 = new TextEncoder();
@@ -240,7 +242,7 @@ export class LogIndex {
     const row = this.rows.get(id);
     if (row) return row;
     const src = this.sources[id]!;
-    return decodeAvroRecord(src.content.subarray(this.recStarts[id]!, this.recEnds[id]!), src.schema) as Row;
+    return decodeAvroRecord(src.content.subarray(this.recStarts[id]!, this.recEnds[id]!), src.schema, src.exact) as Row;
   }
 
   /** Entries 0..size-1: their keys in first-seen order. */

@@ -94,7 +94,7 @@ function ascii(b: Uint8Array, s: number, e: number): boolean {
  * undefined when the schema is not one the byte reader handles or a record does not read exactly: the
  * caller decodes the block with avsc, which gives the same values or the error.
  */
-function scanAvroBlock(content: Uint8Array, schema: string, config: MergeConfig, classLists: ClassLists): ScannedAvro | undefined {
+function scanAvroBlock(content: Uint8Array, schema: string, config: MergeConfig, classLists: ClassLists, exact: boolean): ScannedAvro | undefined {
   const plan = avroFieldPlan(schema, wantedFields(config));
   if (!plan) return undefined;
   // with the meta key in the schema, the record key fields are read only for records whose meta key is null
@@ -108,7 +108,7 @@ function scanAvroBlock(content: Uint8Array, schema: string, config: MergeConfig,
   const { contentVersion, recordCount } = readAvroContentHeader(content);
   const dv = new DataView(content.buffer, content.byteOffset, content.byteLength);
   // (a record takes at least its 4-byte length: a corrupt count cannot size the arrays)
-  const records = new BlockRecords({ content, schema }, Math.min(recordCount, content.length >> 2));
+  const records = new BlockRecords({ content, schema, exact }, Math.min(recordCount, content.length >> 2));
   let error: unknown;
   const values: unknown[] = plan.names.map(() => undefined);
   // one row object holding the wanted fields the schema has; the rest stay undefined as in a decoded row
@@ -181,7 +181,7 @@ export async function scanLogMap(storage: Storage, logFiles: SliceFiles['logFile
     if (block.type === 'AVRO_DATA_BLOCK' && content.length === block.contentLength) {
       let s: ScannedAvro | undefined;
       try {
-        s = block.header.SCHEMA === undefined ? undefined : scanAvroBlock(content, block.header.SCHEMA, opts.config, classLists);
+        s = block.header.SCHEMA === undefined ? undefined : scanAvroBlock(content, block.header.SCHEMA, opts.config, classLists, opts.exact === true);
       } catch {
         s = undefined; // (a stack overflow on a deeply nested record, say): avsc's decode decides
       }
@@ -193,7 +193,7 @@ export async function scanLogMap(storage: Storage, logFiles: SliceFiles['logFile
       contents.set(block, content);
       if (how.counts) how.counts.decoded += 1;
     }
-    await decodeBlockContent(content, path, block, opts);
+    await decodeBlockContent(content, path, block, { decodeHFile: opts.decodeHFile, exactValues: opts.exact });
   };
   const compact = async (path: string, block: LogBlock): Promise<BlockRecords> => {
     if (block.type === 'DELETE_BLOCK') {
@@ -219,7 +219,7 @@ export async function scanLogMap(storage: Storage, logFiles: SliceFiles['logFile
       // keep the bytes, not the objects: the content readContent read, else read once more (the reader's read is its own)
       const content = contents.get(block) ?? (await storage.readRange(path, block.contentOffset, block.contentLength));
       contents.delete(block);
-      source = { content, schema: block.header.SCHEMA! };
+      source = { content, schema: block.header.SCHEMA!, exact: opts.exact };
       spans = recordSpans(content, records.length);
     }
     const out = new BlockRecords(source, records.length);

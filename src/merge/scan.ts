@@ -42,6 +42,12 @@ export interface MergeOptions {
   decodeHFile?: ReadLogOptions['decodeHFile'];
   /** ignore the base file (read the logs only, `show logfile records --merge`) */
   logsOnly?: boolean;
+  /**
+   * rows with the values compaction writes back: decimals as unscaled bigints, dates as days,
+   * timestamps as stored, longs beyond 2^53 as bigints (default: decimals as numbers, parquet
+   * timestamps and dates as Date, for display)
+   */
+  exact?: boolean;
 }
 
 export interface MergedSlice {
@@ -191,7 +197,7 @@ export async function collectLogBlocks<T>(
     stats.totalLogFilesCompacted += 1;
     const size = lf.size ?? (await storage.stat(lf.path)).size;
     stats.totalLogSizeCompacted += size;
-    for await (const block of iterateLogBlocks(storage, lf.path, { withRecords: !readContent, size, decodeHFile: opts.decodeHFile })) {
+    for await (const block of iterateLogBlocks(storage, lf.path, { withRecords: !readContent, size, decodeHFile: opts.decodeHFile, exactValues: opts.exact })) {
       if (readContent && !block.corrupt && block.type !== 'COMMAND_BLOCK') {
         try {
           await readContent(lf.path, block);
@@ -293,7 +299,7 @@ export async function mergeFileSlice(storage: Storage, slice: SliceFiles, opts: 
     if (slice.baseFile.ext !== 'parquet') {
       throw new TblError('unsupported', `${slice.baseFile.ext.toUpperCase()} base files are not supported: ${slice.baseFile.path}`, { path: slice.baseFile.path });
     }
-    const baseRows = await readParquetRows(storage, slice.baseFile.path, { size: slice.baseFile.size });
+    const baseRows = await readParquetRows(storage, slice.baseFile.path, { size: slice.baseFile.size, values: opts.exact ? 'exact' : 'avro' });
     stats.baseRecords = baseRows.length;
     for (const row of baseRows) {
       const key = recordKeyOf(row, opts.config);

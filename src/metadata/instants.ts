@@ -96,7 +96,8 @@ export interface SavepointMetadata {
   partitionMetadata: StrMap<{ partitionPath: string; savepointDataFile: string[] }>;
   version: number | null;
 }
-export interface RestorePlan { instantsToRollback: InstantInfo[]; version: number | null }
+/** version 2 plans carry the savepoint they restore to; version 1 plans lack it (RestoreUtils derives it) */
+export interface RestorePlan { instantsToRollback: InstantInfo[]; version: number | null; savepointToRestoreTimestamp?: string | null }
 export interface RestoreMetadata {
   startRestoreTime: string;
   timeTakenInMillis: number;

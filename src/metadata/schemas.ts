@@ -221,7 +221,10 @@ const HoodieRestorePlan = {"type": "record", "name": "HoodieRestorePlan", "names
     {"name": "commitTime", "type": {"type": "string", "avro.java.string": "String"}},
     {"name": "action", "type": {"type": "string", "avro.java.string": "String"}}
   ]}}, "default": []},
-  {"name": "version", "type": ["int", "null"], "default": 1}
+  {"name": "version", "type": ["int", "null"], "default": 1},
+  // Hudi's avsc declares ["string", "null"] with default null, which the Avro spec (and avsc) rejects
+  // (Java Avro accepts it); null first is the same field for every reader (unions resolve by type)
+  {"name": "savepointToRestoreTimestamp", "type": ["null", {"type": "string", "avro.java.string": "String"}], "default": null}
 ]};
 
 const HoodieLSMTimelineInstant = {"type": "record", "name": "HoodieLSMTimelineInstant", "namespace": "org.apache.hudi.avro.model", "fields": [

@@ -6,6 +6,7 @@ import { compressors as jsCompressors } from 'hyparquet-compressors';
 import { gunzipSync } from 'node:zlib';
 import { TblError } from '../errors/index.ts';
 import { asyncBufferOf, type Storage } from '../storage/index.ts';
+import { avroRowConverter, plainAssemblyMetadata, type AvroValueMode } from './avro-values.ts';
 
 export type ParquetRow = Record<string, unknown>;
 
@@ -29,6 +30,12 @@ export interface ReadRowsOptions {
    * which keeps only milliseconds; what a rewrite (compaction) needs. Default false.
    */
   rawTimestamps?: boolean;
+  /**
+   * Values as Avro records hold them, whatever the file's list layout (avro-values.ts): 'avro' with
+   * hyparquet's scalars, 'exact' with decimals as unscaled bigints, dates as days and timestamps raw
+   * (what a rewrite needs). Default: hyparquet's own values.
+   */
+  values?: AvroValueMode;
 }
 
 /**
@@ -55,6 +62,8 @@ const RAW_TIMESTAMPS = {
   timestampFromMicroseconds: (v: bigint) => v,
   timestampFromNanoseconds: (v: bigint) => v,
 } as unknown as ParquetParsers;
+
+const EXACT = { ...RAW_TIMESTAMPS, dateFromDays: (v: number) => v } as unknown as ParquetParsers;
 
 /** An AsyncBuffer over bytes already in memory (parquet data blocks inside log files). */
 export function bytesAsyncBuffer(bytes: Uint8Array): AsyncBuffer {
@@ -95,9 +104,17 @@ export async function readParquetRowsFrom(
   opts: ReadRowsOptions & { metadata?: FileMetaData } = {},
 ): Promise<ParquetRow[]> {
   try {
-    return (await parquetReadObjects({
+    let metadata = opts.metadata;
+    let convert: ((row: ParquetRow) => void) | undefined;
+    if (opts.values) {
+      metadata ??= await parquetMetadataAsync(file);
+      convert = avroRowConverter(metadata, opts.values);
+      metadata = plainAssemblyMetadata(metadata);
+    }
+    const parsers = opts.values === 'exact' ? EXACT : opts.rawTimestamps ? RAW_TIMESTAMPS : undefined;
+    const rows = (await parquetReadObjects({
       file,
-      metadata: opts.metadata,
+      metadata,
       columns: opts.columns,
       rowStart: opts.rowStart,
       rowEnd: opts.rowEnd,
@@ -105,8 +122,10 @@ export async function readParquetRowsFrom(
       // UTF-8 replaces invalid sequences, which a rewrite (compaction) would then write back
       utf8: false,
       compressors,
-      ...(opts.rawTimestamps ? { parsers: RAW_TIMESTAMPS } : {}),
+      ...(parsers ? { parsers } : {}),
     })) as ParquetRow[];
+    if (convert) for (const r of rows) convert(r);
+    return rows;
   } catch (e) {
     throw wrap(e, path, 'cannot read parquet rows of');
   }

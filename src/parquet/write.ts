@@ -9,6 +9,7 @@ import type { CompressionCodec, KeyValue, SchemaElement } from 'hyparquet';
 import { TblError } from '../errors/index.ts';
 import type { Storage } from '../storage/index.ts';
 import { HoodieBloomFilter, type BloomFilterOptions } from './bloom.ts';
+import { signedBytesToBigInt } from './avro-values.ts';
 
 // ---- Avro schema model (plain JSON as in .avsc / parquet.avro.schema) ----
 
@@ -208,25 +209,21 @@ function toBigInt(v: unknown, where: string): bigint {
   throw new TblError('parquet', `expected a long at ${where}, got ${String(v)}`);
 }
 
-/** Two's-complement big-endian bytes (Avro decimal) → unscaled bigint. */
-function decimalBytesToBigInt(b: Uint8Array): bigint {
-  if (b.length === 0) return 0n;
-  let x = 0n;
-  for (const byte of b) x = (x << 8n) | BigInt(byte);
-  if (b[0]! & 0x80) x -= 1n << BigInt(b.length * 8);
-  return x;
-}
-
 function convertValue(v: unknown, fieldType: AvroType, named: Named, where: string): unknown {
   if (v === null || v === undefined) return null;
   const { type: raw } = unwrapNullable(fieldType, where);
   const t = resolveNamed(raw, named);
   const base = typeof t === 'string' ? t : (t as { type: string }).type;
   const lt = typeof t === 'object' ? (t as { logicalType?: string }).logicalType : undefined;
-  if (lt === 'decimal') return v instanceof Uint8Array ? decimalBytesToBigInt(v) : v;
+  if (lt === 'decimal') {
+    if (v instanceof Uint8Array) return signedBytesToBigInt(v);
+    // hyparquet's default reads hand decimals back as numbers: the unscaled value (exact up to 15 digits)
+    if (typeof v === 'number') return BigInt(Math.round(v * 10 ** ((t as { scale?: number }).scale ?? 0)));
+    return v;
+  }
   switch (base) {
     case 'long':
-      // hyparquet reads TIMESTAMP/TIME columns back as Date (ms); compaction feeds such rows back in
+      // hyparquet's default parsers read TIMESTAMP/TIME columns as Date (ms)
       if (v instanceof Date && lt !== undefined && /micros$/.test(lt)) return BigInt(v.getTime()) * 1000n;
       return toBigInt(v, where);
     case 'int':
@@ -242,6 +239,11 @@ function convertValue(v: unknown, fieldType: AvroType, named: Named, where: stri
       return out;
     }
     case 'array':
+      // a legacy two-level list (Spark's `repeated group array`) reads back as { array: [...] }
+      if (!Array.isArray(v) && v !== null && typeof v === 'object') {
+        const inner = Object.values(v as object);
+        if (inner.length === 1 && Array.isArray(inner[0])) v = inner[0];
+      }
       return (v as unknown[]).map((x) => convertValue(x, (t as { items: AvroType }).items, named, `${where}[]`));
     case 'map': {
       const entries = v instanceof Map ? [...v.entries()] : Object.entries(v as object);

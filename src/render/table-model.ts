@@ -6,6 +6,9 @@ import { javaValueOf } from './java.ts';
 
 export type Raw = string | number | boolean | null;
 
+/** How a cell reads to a person on a colour terminal (a severity); ignored by FlipTable, CSV and JSON. */
+export type Tone = 'good' | 'info' | 'warn' | 'bad' | 'dim';
+
 export interface ColumnSpec<R> {
   /** Stable JSON field name (camelCase), documented in the man page. */
   key: string;
@@ -15,6 +18,8 @@ export interface ColumnSpec<R> {
   value: (row: R) => Raw;
   /** hudi-cli converter (e.g. humanReadableByteCount); default Java String.valueOf (null → "null"). */
   format?: (raw: Raw) => string;
+  /** colour of the cell on a terminal (tblcli's own commands) */
+  tone?: (raw: Raw) => Tone | undefined;
 }
 
 export interface TableOptions {

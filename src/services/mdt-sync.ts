@@ -34,15 +34,19 @@ import {
 import { openMdtWriteTarget, writeMdtDeltacommit, type MdtRecord, type MdtWriteOptions, type MdtWriteTarget } from '../mdt/writer.ts';
 import type { CleanMetadata, CommitMetadata, RollbackMetadata } from '../metadata/index.ts';
 import type { Storage } from '../storage/index.ts';
-import { latestTableSchema, type Table } from '../table/index.ts';
+import { latestTableSchema, openTableAt, type Table } from '../table/index.ts';
+import type { Timeline } from '../timeline/index.ts';
 import { baseName, joinPath } from '../util/index.ts';
-import { rollbackInstant } from '../write/rollback.ts';
+import { pendingRollbackOf, rollbackInstant } from '../write/rollback.ts';
 import { modifyTableProperties } from '../write/table-properties.ts';
 
 export type MetadataTableMode = 'update' | 'disable' | 'refuse';
 
-/** The data-table action a write commits: what decides which MDT partitions change. */
-export type WriteKind = 'compaction' | 'clustering' | 'clean' | 'rollback';
+/**
+ * The data-table action a write commits: what decides which MDT partitions change. 'delete': a
+ * write that only deletes existing records (its files, the record-index entries of its keys).
+ */
+export type WriteKind = 'compaction' | 'clustering' | 'clean' | 'rollback' | 'delete';
 
 export interface MetadataTablePlan {
   mdtPath: string;
@@ -53,7 +57,8 @@ export interface MetadataTablePlan {
 }
 
 export type MetadataChange =
-  | { kind: 'commit'; metadata: CommitMetadata }
+  /** recordIndexDeletes: record keys the write deleted (their record_index entries go) */
+  | { kind: 'commit'; metadata: CommitMetadata; recordIndexDeletes?: string[] }
   | { kind: 'clean'; metadata: CleanMetadata }
   | { kind: 'rollback'; target: string; metadata: RollbackMetadata };
 
@@ -69,13 +74,14 @@ const MAINTAINED: Record<WriteKind, ReadonlySet<string>> = {
   clean: new Set(['files', 'column_stats', 'bloom_filters']),
   // everything else is undone by rolling the MDT's own deltacommit back
   rollback: new Set(['files']),
+  delete: new Set(['files', 'column_stats', 'bloom_filters', 'record_index']),
 };
 
 /** Partitions whose content the action leaves as it is (data ranges, keys and secondary keys do not move). */
 function unaffected(kind: WriteKind, partition: string): boolean {
   if (kind === 'rollback') return true;
   if (partition === 'partition_stats') return true; // ranges of the same data; old ranges stay supersets
-  if (partition.startsWith('secondary_index_')) return true;
+  if (partition.startsWith('secondary_index_')) return kind !== 'delete';
   if (partition === 'record_index') return kind !== 'clustering';
   return false;
 }
@@ -122,7 +128,12 @@ export async function prepareMetadataTable(t: Table, mode: MetadataTableMode, ki
  * .deleteMetadataTablePartition): the name leaves hoodie.table.metadata.partitions first, so readers
  * stop using it at once, then its directory goes. Call holding the lock. Returns the warnings.
  */
-export async function dropMetadataPartitions(t: Table, plan: MetadataTablePlan, now: Date): Promise<string[]> {
+export async function dropMetadataPartitions(
+  t: Table,
+  plan: MetadataTablePlan,
+  now: Date,
+  opts: { remove?: (path: string) => Promise<boolean> } = {},
+): Promise<string[]> {
   if (plan.drop.length === 0) return [];
   const gone = new Set(plan.drop);
   await modifyTableProperties(
@@ -136,7 +147,11 @@ export async function dropMetadataPartitions(t: Table, plan: MetadataTablePlan, 
     },
     now,
   );
-  for (const p of plan.drop) await t.storage.delete(joinPath(plan.mdtPath, p), { recursive: true });
+  // `remove` may take the directory away itself (a backup rename); otherwise it is deleted
+  for (const p of plan.drop) {
+    const dir = joinPath(plan.mdtPath, p);
+    if (!(await opts.remove?.(dir))) await t.storage.delete(dir, { recursive: true });
+  }
   return plan.drop.map((p) => `metadata-table partition ${p} of ${t.uri} dropped: tblcli cannot maintain it for this write (a Hudi writer with it enabled rebuilds it)`);
 }
 
@@ -293,7 +308,9 @@ export async function metadataTableChange(t: Table, plan: MetadataTablePlan, ins
   const partitions = change.kind === 'rollback' ? ['files'] : plan.update;
   const w = await openMdtWriteTarget(t, partitions.filter((p) => t.config.metadataPartitions.includes(p)));
   if (change.kind === 'commit') {
-    await writeMdtDeltacommit(w, instant, encodeAll(w, await commitRecords(t, w, plan, instant, change.metadata)), opts);
+    const recs = await commitRecords(t, w, plan, instant, change.metadata);
+    if (change.recordIndexDeletes && plan.update.includes('record_index')) recs.set('record_index', change.recordIndexDeletes.map((key) => ({ key, deleted: true })));
+    await writeMdtDeltacommit(w, instant, encodeAll(w, recs), opts);
     return;
   }
   if (change.kind === 'clean') {
@@ -303,23 +320,46 @@ export async function metadataTableChange(t: Table, plan: MetadataTablePlan, ins
   await rollbackInMetadataTable(t, w, instant, change.target, change.metadata, opts);
 }
 
-/** The MDT side of a data rollback `rb` of `target` (format-mdt-write.md §3.5). */
-async function rollbackInMetadataTable(t: Table, w: MdtWriteTarget, rb: string, target: string, metadata: RollbackMetadata, opts: ChangeOptions): Promise<void> {
-  const mine = w.timeline.find(target).find((i) => i.action === 'deltacommit' || i.effectiveAction === 'deltacommit');
-  const hasTarget = mine !== undefined;
-  const lastCompaction = w.timeline.completed().filter((i) => i.action === 'commit').at(-1);
+/** Why the MDT cannot roll back its deltacommit of `target`, or undefined (format-mdt-write.md §3.5). */
+function foldedInto(t: Table, tl: Timeline, target: string): string | undefined {
+  const mine = tl.find(target).find((i) => i.action === 'deltacommit' || i.effectiveAction === 'deltacommit');
+  const lastCompaction = tl.completed().filter((i) => i.action === 'commit').at(-1);
   // a completed MDT deltacommit already folded into an MDT compaction cannot be taken back (v8+: by completion time)
   const folded = mine?.state === 'COMPLETED' && lastCompaction && (t.config.version >= 8 ? (mine.completionTime ?? mine.requestedTime) < lastCompaction.requestedTime : target <= lastCompaction.requestedTime);
-  if (folded) {
-    throw new TblError('unsupported', `cannot roll back ${target}: it is earlier than the metadata table's latest compaction ${lastCompaction.requestedTime}; a restore is needed`, {
-      instant: target,
-      hint: 'drop the metadata table first (--metadata-table disable), as Hudi asks',
-    });
-  }
+  return folded ? lastCompaction.requestedTime : undefined;
+}
+
+function foldedError(target: string, compaction: string): TblError {
+  return new TblError('unsupported', `cannot roll back ${target}: it is earlier than the metadata table's latest compaction ${compaction}; a restore is needed`, {
+    instant: target,
+    hint: 'drop the metadata table first (--metadata-table disable), as Hudi asks',
+  });
+}
+
+/** The check rollbackInMetadataTable makes, for callers that validate before writing anything. */
+export async function checkMetadataTableRollback(t: Table, plan: MetadataTablePlan, target: string): Promise<void> {
+  const mdt = await openTableAt(t.storage, plan.mdtPath);
+  const c = foldedInto(t, await mdt.timeline(), target);
+  if (c) throw foldedError(target, c);
+}
+
+/** The MDT rollback's crash-test points, named apart from the data table's. */
+function mdtPoint(opts: ChangeOptions): ((p: string) => void | Promise<void>) | undefined {
+  const on = opts.onPoint;
+  return on ? (p) => on(`mdt-${p}`) : undefined;
+}
+
+/** The MDT side of a data rollback `rb` of `target` (format-mdt-write.md §3.5). */
+async function rollbackInMetadataTable(t: Table, w: MdtWriteTarget, rb: string, target: string, metadata: RollbackMetadata, opts: ChangeOptions): Promise<void> {
+  // the MDT deltacommit of the target, or a crashed MDT rollback of it to finish
+  const hasTarget = w.timeline.find(target).some((i) => i.action === 'deltacommit' || i.effectiveAction === 'deltacommit') || (await pendingRollbackOf(w.mdt, w.timeline, target)) !== undefined;
+  const folded = foldedInto(t, w.timeline, target);
+  if (folded) throw foldedError(target, folded);
   if (t.config.version < 8) {
     await writeMdtDeltacommit(w, rb, encodeAll(w, rollbackRecords(metadata)), opts);
-    if (hasTarget) await rollbackInstant(w.mdt, target, { targetFiles: 'delete', rollbackTime: `${rb}006`, now: opts.now, clockSkewMs: opts.clockSkewMs, keepAlive: opts.keepAlive });
+    await opts.onPoint?.('mdt-rollback-deltacommit');
+    if (hasTarget) await rollbackInstant(w.mdt, target, { targetFiles: 'delete', rollbackTime: `${rb}006`, now: opts.now, clockSkewMs: opts.clockSkewMs, keepAlive: opts.keepAlive, onPoint: mdtPoint(opts) });
     return;
   }
-  if (hasTarget) await rollbackInstant(w.mdt, target, { targetFiles: 'delete', rollbackTime: rb, now: opts.now, clockSkewMs: opts.clockSkewMs, keepAlive: opts.keepAlive });
+  if (hasTarget) await rollbackInstant(w.mdt, target, { targetFiles: 'delete', rollbackTime: rb, now: opts.now, clockSkewMs: opts.clockSkewMs, keepAlive: opts.keepAlive, onPoint: mdtPoint(opts) });
 }

@@ -22,7 +22,8 @@ import { withTableLock, type LockOptions, type TableLock } from '../write/lock.t
 import { createMarker, deleteMarkerDir, type IOType } from '../write/markers.ts';
 import { rollbackInstant, type RollbackOptions, type RollbackResult } from '../write/rollback.ts';
 import { disableMetadataTable } from '../write/table-properties.ts';
-import { dropMetadataPartitions, metadataTableChange, prepareMetadataTable, type MetadataChange, type MetadataTableMode, type MetadataTablePlan, type WriteKind } from './mdt-sync.ts';
+import { compactMetadataTableIfDue, finishPendingMdtCompactions, type MdtCompactionResult } from '../mdt/compaction.ts';
+import { checkMetadataTableRollback, dropMetadataPartitions, metadataTableChange, prepareMetadataTable, type MetadataChange, type MetadataTableMode, type MetadataTablePlan, type WriteKind } from './mdt-sync.ts';
 
 export type { MetadataTableMode } from './mdt-sync.ts';
 
@@ -70,13 +71,16 @@ export async function nextInstantTime(t: Table, tl: Timeline, opts: ServiceOptio
  * The metadata-table step every write runs under the lock after its inputs were checked and before
  * its first timeline write: 'update' keeps the MDT in step (dropping, the Hudi way, only partitions
  * the action changes and tblcli cannot maintain), 'disable' drops the MDT the Hudi way, 'refuse'
- * fails. Returns the (re-opened) table, the MDT plan, and what it did.
+ * fails. With 'update', a pending MDT compaction (a crashed one) is finished first, as Hudi's writer
+ * does at a write's start (runAnyPendingCompactions): every MDT write after it sees a plain MDT.
+ * Returns the (re-opened) table, the MDT plan, and what it did.
  */
 export async function metadataTableFor(
   t: Table,
   opts: ServiceOptions,
   kind: WriteKind,
-): Promise<{ table: Table; mdt?: MetadataTablePlan; disabled: boolean; warnings: string[] }> {
+  keepAlive?: () => Promise<void>,
+): Promise<{ table: Table; mdt?: MetadataTablePlan; disabled: boolean; warnings: string[]; finished?: MdtCompactionResult[] }> {
   const plan = await prepareMetadataTable(t, opts.metadataTable ?? 'update', kind);
   const now = (opts.now ?? (() => new Date()))();
   if (plan === 'disable') {
@@ -84,8 +88,9 @@ export async function metadataTableFor(
     return { table: await reopen(t), disabled: true, warnings: [] };
   }
   if (!plan) return { table: t, disabled: false, warnings: [] };
+  const finished = await finishPendingMdtCompactions(t, { now: opts.now, clockSkewMs: opts.clockSkewMs, keepAlive, onPoint: opts.onPoint });
   const warnings = await dropMetadataPartitions(t, plan, now);
-  return { table: warnings.length > 0 ? await reopen(t) : t, mdt: plan, disabled: false, warnings };
+  return { table: warnings.length > 0 ? await reopen(t) : t, mdt: plan, disabled: false, warnings, finished };
 }
 
 export interface CommitSpec {
@@ -186,10 +191,14 @@ export class Attempt {
   /**
    * Completes the instant: under the lock (waited for, bounded), re-checks ownership and state,
    * writes the metadata-table deltacommit, then the completed file (layout 2: a completion time
-   * after the TrueTime wait, ownership checked once more right before). Markers and heartbeat go after.
+   * after the TrueTime wait, ownership checked once more right before). Then, still under the lock,
+   * the MDT compaction if Hudi's writer would run one now (its failure is a warning: the data instant
+   * is complete; a crash leaves a plan the next write finishes). Markers and heartbeat go after.
    */
-  async commit(spec: CommitSpec): Promise<{ completionTime?: string }> {
+  async commit(spec: CommitSpec): Promise<{ completionTime?: string; metadataCompaction?: MdtCompactionResult; warnings: string[] }> {
     const lockOpts = { ...this.opts, lock: { ...this.opts.lock, wait: true, waitTimeoutMs: this.opts.lock?.waitTimeoutMs ?? 120_000 } };
+    const warnings: string[] = [];
+    let metadataCompaction: MdtCompactionResult | undefined;
     const completionTime = await underLock(this.table, lockOpts, async (t, lock) => {
       const lostBefore = await this.lostReason();
       if (lostBefore) throw this.lost(lostBefore);
@@ -206,13 +215,21 @@ export class Attempt {
       const lost = await this.lostReason();
       if (lost) throw this.lost(lost);
       await completeInstant(t.timelineSource, this.instant, this.action, spec.completedAction, spec.content(t.config.layoutVersion), ct);
+      if (this.mdt) {
+        try {
+          const r = await compactMetadataTableIfDue(await reopen(t), { now: this.opts.now, clockSkewMs: this.opts.clockSkewMs, keepAlive: () => lock.keepAlive(), onPoint: this.opts.onPoint });
+          metadataCompaction = r.result;
+        } catch (e) {
+          warnings.push(`metadata-table compaction after ${this.instant} failed and was taken back (the ${this.action} is complete): ${e instanceof Error ? e.message : String(e)}`);
+        }
+      }
       return ct;
     });
     await this.opts.onPoint?.('after-complete');
     // complete: failing to tidy up must not report the instant as failed (`tblcli orphans` finds leftovers)
     await deleteMarkerDir(this.table.storage, this.table.basePath, this.instant).catch(() => undefined);
     await this.heartbeat.stop().catch(() => undefined);
-    return { completionTime };
+    return { completionTime, metadataCompaction, warnings };
   }
 
   /**
@@ -253,6 +270,8 @@ export async function rollbackWithMetadataTable(
   target: string,
   opts: ServiceOptions & Omit<RollbackOptions, 'beforeComplete'>,
 ): Promise<RollbackResult> {
+  // refused before the first write: the MDT cannot take back a deltacommit folded into its compaction
+  if (mdt) await checkMetadataTableRollback(t, mdt, target);
   return rollbackInstant(t, target, {
     ...opts,
     beforeComplete: mdt

@@ -365,3 +365,25 @@ export class LocalStorage implements Storage {
 
   async close(): Promise<void> {}
 }
+
+/**
+ * A new directory under the OS temp dir that only this user can enter (0700): for files that hold
+ * secrets a child process reads (engine properties files).
+ */
+export async function makePrivateTempDir(prefix: string): Promise<string> {
+  const { tmpdir } = await import('node:os');
+  try {
+    return await fs.mkdtemp(nodePath.join(tmpdir(), prefix));
+  } catch (e) {
+    throw fail('mkdtemp', nodePath.join(tmpdir(), prefix), e);
+  }
+}
+
+/** Creates `path` readable and writable by this user only (0600); fails if it exists. */
+export async function writePrivateFile(path: string, data: Uint8Array): Promise<void> {
+  try {
+    await fs.writeFile(path, data, { flag: 'wx', mode: 0o600 });
+  } catch (e) {
+    throw fail('create', path, e);
+  }
+}

@@ -5,6 +5,7 @@ import { findCollisions, type CollisionOptions } from './collisions.ts';
 import { findOrphans, type OrphanOptions } from './orphans.ts';
 import { heartbeatOf, instantMs, type TableScan } from './scan.ts';
 import { worst, type Finding, type Orphan, type Severity } from './types.ts';
+import { PENDING_COMPACTION_FIX, STUCK_INSTANT_FIX } from './runbook.ts';
 
 export const BACKLOG_WARN = 10;
 export const MIN_GROUP_BYTES = 100 * 1024 * 1024;
@@ -173,7 +174,7 @@ export async function doctor(scan: TableScan, opts: DoctorOptions = {}): Promise
     check: 'pending-instants',
     severity: stale.length > 0 ? 'warning' : pending.length > 0 ? 'info' : 'ok',
     summary: pending.length === 0 ? 'no pending instants' : `${pending.length} pending instant(s), ${stale.length} older than ${age(olderThanS)} without a live heartbeat`,
-    nextStep: stale.length > 0 ? 'A stuck requested/inflight instant with no heartbeat: check that checkpointing is enabled for the job and that no writer is running; let the next writer roll it back. Keep the timeline intact.' : '-',
+    nextStep: stale.length > 0 ? STUCK_INSTANT_FIX : '-',
     details: pending.map((p) => `${p.instant} ${p.action} ${p.state}, age ${age(p.ageSeconds)}, heartbeat ${p.heartbeat}`),
   });
   const compactionPlans = plans.filter((p) => p.action !== 'clustering');
@@ -181,7 +182,7 @@ export async function doctor(scan: TableScan, opts: DoctorOptions = {}): Promise
     check: 'pending-compaction',
     severity: compactionPlans.length > 0 ? 'warning' : plans.length > 0 ? 'info' : 'ok',
     summary: plans.length === 0 ? 'no pending compaction or clustering' : `${compactionPlans.length} pending compaction(s), ${plans.length - compactionPlans.length} pending clustering(s)`,
-    nextStep: plans.length > 0 ? 'A failed compaction is not retried automatically; a pending compaction must be investigated before re-running (`compactions show all`), or it may fail again on inconsistent files.' : '-',
+    nextStep: plans.length > 0 ? PENDING_COMPACTION_FIX : '-',
     details: plans.map((p) => `${p.instant} ${p.action} ${p.state}, age ${age(p.ageSeconds)}`),
   });
 

@@ -39,7 +39,7 @@ export function isFlinkLeftover(name: string): 'inprogress' | 'pending' | undefi
 }
 
 export const ROLL_BACK_FIRST =
-  'roll it back first (the next writer with hoodie.cleaner.policy.failed.writes=EAGER does, or `hudi-cli commit rollback`), then re-run orphans';
+  'roll it back first (`tblcli rollback failed --yes` once no writer runs, or `tblcli commit rollback --commit <t>`), then re-run orphans';
 
 /**
  * Why a data file or marker dir of `instant` must stay, or undefined when the instant no longer protects
@@ -153,7 +153,7 @@ export function findOrphans(scan: TableScan, opts: OrphanOptions = {}): Orphan[]
       heartbeat: hb,
       reason: `${i.effectiveAction} ${i.requestedTime} ${i.state.toLowerCase()} since ${new Date(start).toISOString()}, heartbeat ${hb}: ${ORPHAN_TEXT['stuck-instant']}`,
       severity: 'warning',
-      reportOnly: 'timeline file: report only (roll the instant back instead)',
+      reportOnly: 'timeline file: report only (roll the failed write back with `tblcli rollback failed --yes`)',
     });
   }
   return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));

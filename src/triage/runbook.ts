@@ -70,12 +70,19 @@ export const ORPHAN_TEXT: Record<OrphanKind, string> = {
   'outside-partition': 'Hudi data file in a directory without .hoodie_partition_metadata',
 };
 
+/** The fix for stuck (failed) writes, named by doctor and orphans. */
+export const STUCK_INSTANT_FIX =
+  'A stuck requested/inflight instant with no heartbeat: check that checkpointing is enabled for the job and that no writer is running, then roll the failed writes back as Hudi\'s next writer would: `tblcli rollback failed` (dry run), then `tblcli rollback failed --yes`. Keep the timeline intact.';
+
+export const PENDING_COMPACTION_FIX =
+  'A failed compaction is not retried automatically; investigate the plan (`compactions show all`, `compaction validate`), then `tblcli compaction run` (rolls a failed attempt back and retries it) or `tblcli compaction unschedule --instant <t>` / `compaction unscheduleFileId --fileId <id>` to drop it.';
+
 export const ORPHAN_NEXT_STEP: Record<OrphanKind, string> = {
   'flink-leftover': 'Only files older than the threshold are safe to remove (`tblcli orphans --delete --yes`); a live in-progress file belongs to the current checkpoint.',
   'uncommitted-file':
-    'Deletable only once the instant is off the timeline or its heartbeat file has expired. A pending instant without a heartbeat (single-writer Spark/Flink jobs and compactions write none) may still be running: roll it back first (the next writer with hoodie.cleaner.policy.failed.writes=EAGER does, or `hudi-cli commit rollback`), then re-run orphans.',
-  'marker-dir': 'Quarantine with `tblcli orphans --delete --yes` once the instant is completed or rolled back; a pending instant\'s markers are what its rollback reads.',
-  'stuck-instant': 'Check that checkpointing is enabled for the job and that no writer is running; let the next writer (or `commit rollback`) roll it back. Keep the timeline intact.',
+    'Deletable only once the instant is off the timeline or its heartbeat file has expired. A pending instant without a heartbeat (single-writer Spark/Flink jobs and compactions write none) may still be running: once no writer runs, roll it back with `tblcli rollback failed --yes` (or `tblcli commit rollback --commit <t>`), which deletes its files the Hudi way; orphans then finds nothing left of it.',
+  'marker-dir': 'A pending instant\'s markers are what its rollback reads: roll it back with `tblcli rollback failed --yes`, which removes them; markers of a completed or rolled-back instant: `tblcli marker delete --commit <t>` or `tblcli orphans --delete --yes`.',
+  'stuck-instant': 'Check that checkpointing is enabled for the job and that no writer is running, then roll the failed writes back, newest first, as Hudi\'s next writer would: `tblcli rollback failed` (dry run) and `tblcli rollback failed --yes`. A pending compaction: `tblcli compaction run` retries it, `tblcli compaction unschedule` removes its plan. Keep the timeline intact.',
   unparseable: 'Check what wrote it; quarantine with `tblcli orphans --delete --yes` if nothing needs it.',
   'outside-partition': 'Check what wrote it; readers never see it.',
 };

@@ -58,8 +58,11 @@ export interface Heartbeat {
    * attempt id, and both its mtime and our last successful beat are within `expiryMs`.
    */
   lostReason(expiryMs: number, now?: number): Promise<string | undefined>;
-  /** Stops beating and deletes the file if it is still ours; false when it was not. */
-  stop(): Promise<boolean>;
+  /**
+   * Stops beating and deletes the file if it is still ours; false when it was not. `keepFile`: stop
+   * beating but leave the file to expire (someone else may still be working on the instant).
+   */
+  stop(opts?: { keepFile?: boolean }): Promise<boolean>;
 }
 
 /**
@@ -114,11 +117,12 @@ export async function startHeartbeat(storage: Storage, metaPath: string, instant
       if (now - mtime > expiryMs) return `its heartbeat file is ${now - mtime} ms old (expiry ${expiryMs} ms), so another process may have taken it over`;
       return undefined;
     },
-    async stop() {
+    async stop(opts = {}) {
       clearInterval(timer);
       stopped = true;
       await inFlight.catch(() => undefined);
       if (!(await ours())) return false;
+      if (opts.keepFile) return true;
       await storage.delete(path);
       return true;
     },

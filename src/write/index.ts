@@ -5,3 +5,4 @@ export * from './lock.ts';
 export * from './heartbeat.ts';
 export * from './markers.ts';
 export * from './table-properties.ts';
+export * from './rollback.ts';

@@ -101,9 +101,17 @@ export async function pendingRollbackOf(t: Table, tl: Timeline, instant: string)
   return undefined;
 }
 
-/** Absolute storage path written into plans: no scheme (as Hudi's listing-based plans strip it). */
+/** Files to delete are written as absolute paths without a scheme (Hudi's listing-based plans strip it). */
 function planPath(path: string): string {
   return path;
+}
+
+/**
+ * A path as Hadoop's Path.toString() prints a qualified one (`file:/t/x` on the local file system,
+ * the storage's URI otherwise): the form of Hudi's logBlocksToBeDeleted keys and rollbackLogFiles.
+ */
+export function hadoopUri(t: Pick<Table, 'storage'>, path: string): string {
+  return t.storage.scheme === 'file' ? `file:${path}` : t.storage.uri(path);
 }
 
 function deleteRequest(partition: string, path: string): RollbackRequest {
@@ -122,30 +130,130 @@ async function commitMetadataOf(t: Table, tl: Timeline, i: Instant): Promise<Com
   return decodeCommitMetadata(bytes, { path: t.storage.uri(i.files[state]!.path) });
 }
 
-/** MarkerBasedRollbackStrategy: one request per marked file (v6 MOR log appends become command-block requests). */
+async function sizeOrUndefined(t: Table, path: string): Promise<number | undefined> {
+  try {
+    return (await t.storage.stat(path)).size;
+  } catch (e) {
+    if (e instanceof StorageError && e.code === 'not-found') return undefined;
+    throw e;
+  }
+}
+
+/** The latest log file of a slice (FSUtils.getLatestLogFile), for APPEND markers from before HUDI-1517. */
+async function latestLogFile(t: Table, dir: string, fileId: string, baseInstant: string): Promise<{ name: string; path: string; size: number } | undefined> {
+  let best: { name: string; path: string; size: number; version: number; token: string } | undefined;
+  if (!(await t.storage.exists(dir))) return undefined;
+  for (const f of await t.storage.list(dir)) {
+    const l = parseLogFileName(f.name);
+    if (!l || l.ext !== 'log' || l.fileId !== fileId || l.instant !== baseInstant || l.cdcSuffix) continue;
+    const token = l.writeToken ?? '';
+    if (!best || l.version > best.version || (l.version === best.version && token > best.token)) best = { name: f.name, path: f.path, size: f.size, version: l.version, token };
+  }
+  return best;
+}
+
+/**
+ * MarkerBasedRollbackStrategy (1.x sources, per table version): CREATE/MERGE markers ⇒ the file is
+ * deleted; APPEND markers ⇒ table version ≥ 8 the log file (named by the writing instant) is deleted,
+ * version 6 a log file the target created is deleted and one of an older slice gets a rollback
+ * command block (logBlocksToBeDeleted keyed by the bare file name, as the marker code writes it).
+ */
 async function markerRequests(t: Table, instant: string): Promise<RollbackRequest[] | undefined> {
   const markers = await listMarkers(t.storage, t.basePath, instant);
   if (markers.length === 0) return undefined;
+  const v8 = t.config.version >= 8;
   const out: RollbackRequest[] = [];
   for (const m of markers) {
     const path = resolveTableEntry(t.storage, t.basePath, m.partition === '' ? m.fileName : `${m.partition}/${m.fileName}`, { instant, source: 'marker' });
+    const base = parseBaseFileName(m.fileName);
     const log = parseLogFileName(m.fileName);
-    if (m.ioType !== 'APPEND' || !log || t.config.version >= 8 || log.instant === instant) {
-      out.push(deleteRequest(m.partition, path));
+    const p = m.partition;
+    if (m.ioType !== 'APPEND' || (!log && !base)) {
+      // CREATE/MERGE: fileId and base instant of the file (v8+: the target's time)
+      const fileId = base?.fileId ?? log?.fileId ?? '';
+      out.push({ partitionPath: p, fileId, latestBaseInstant: v8 ? instant : base?.instant ?? log?.instant ?? '', filesToBeDeleted: [planPath(path)], logBlocksToBeDeleted: {} });
       continue;
     }
-    let size = 1;
-    try {
-      size = Math.max(1, (await t.storage.stat(path)).size);
-    } catch (e) {
-      if (!(e instanceof StorageError && e.code === 'not-found')) throw e;
+    if (v8) {
+      // 1.x log files belong to one deltacommit: deleted (a later 1.x source plans them as logBlocksToBeDeleted
+      // {path: 1} and deletes them the same way; filesToBeDeleted is read by every version)
+      out.push({ partitionPath: p, fileId: log?.fileId ?? base!.fileId, latestBaseInstant: instant, filesToBeDeleted: [planPath(path)], logBlocksToBeDeleted: {} });
+      continue;
     }
-    out.push({ partitionPath: m.partition, fileId: log.fileId, latestBaseInstant: log.instant, filesToBeDeleted: [], logBlocksToBeDeleted: { [planPath(path)]: size } });
+    if (!log) {
+      // a phony base-file-name marker (before HUDI-1517): the slice's latest log file
+      const latest = await latestLogFile(t, parentPath(path), base!.fileId, base!.instant);
+      if (latest && base!.instant === instant) out.push(deleteRequest(p, latest.path));
+      else out.push({ partitionPath: p, fileId: base!.fileId, latestBaseInstant: base!.instant, filesToBeDeleted: [], logBlocksToBeDeleted: latest ? { [hadoopUri(t, latest.path)]: latest.size } : {} });
+      continue;
+    }
+    const size = await sizeOrUndefined(t, path);
+    if (size !== undefined && log.instant === instant) {
+      out.push(deleteRequest(p, path)); // the write created this file group
+      continue;
+    }
+    // a marker whose file was never created (killed right after the marker) needs nothing
+    out.push({ partitionPath: p, fileId: log.fileId, latestBaseInstant: log.instant, filesToBeDeleted: [], logBlocksToBeDeleted: size === undefined ? {} : { [m.fileName]: size } });
+  }
+  return v8 ? out : groupByFileGroup(out);
+}
+
+/**
+ * RollbackUtils.groupRollbackRequestsBasedOnFileGroup (table version 6): per (partition, fileId) the
+ * requests that delete files stay as they are and all log-block requests become one, so each file
+ * group gets one rollback command block.
+ */
+export function groupByFileGroup(requests: RollbackRequest[]): RollbackRequest[] {
+  const groups = new Map<string, RollbackRequest[]>();
+  for (const r of requests) {
+    const k = JSON.stringify([r.partitionPath ?? '', r.fileId ?? '']);
+    const g = groups.get(k);
+    if (g) g.push(r);
+    else groups.set(k, [r]);
+  }
+  const out: RollbackRequest[] = [];
+  for (const list of groups.values()) {
+    const blocks: Record<string, number> = {};
+    let withBlocks: RollbackRequest | undefined;
+    for (const r of list) {
+      const lb = r.logBlocksToBeDeleted ?? {};
+      if (Object.keys(lb).length === 0) {
+        out.push(r);
+        continue;
+      }
+      if (r.filesToBeDeleted.length > 0) out.push({ ...r, logBlocksToBeDeleted: {} });
+      Object.assign(blocks, lb);
+      withBlocks ??= r;
+    }
+    if (withBlocks) out.push({ partitionPath: withBlocks.partitionPath ?? '', fileId: withBlocks.fileId, latestBaseInstant: list[0]!.latestBaseInstant, filesToBeDeleted: [], logBlocksToBeDeleted: blocks });
   }
   return out;
 }
 
-/** ListingBasedRollbackStrategy.getRollbackRequests, per partition of the table. */
+/** Per file group, the base instant of its latest slice at or before `time` (getLatestFileSlicesBeforeOrOn). */
+function latestSliceBases(files: readonly { name: string }[], time: string, ext: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const see = (fileId: string, instant: string) => {
+    if (instant > time) return;
+    const cur = out.get(fileId);
+    if (cur === undefined || instant > cur) out.set(fileId, instant);
+  };
+  for (const f of files) {
+    const b = parseBaseFileName(f.name);
+    if (b && b.ext === ext) see(b.fileId, b.instant);
+    const l = parseLogFileName(f.name);
+    if (l && l.ext === 'log' && !l.cdcSuffix) see(l.fileId, l.instant);
+  }
+  return out;
+}
+
+/**
+ * ListingBasedRollbackStrategy.getRollbackRequests, per partition of the table: the files named by
+ * the target's time (base files; log files by their name's instant), only base files for the retry
+ * of a compaction, the whole new slice for a compaction in a restore (v8+: every file sliced at or
+ * after it), and for a v6 delta commit a rollback command block for each slice it appended to
+ * (getRollbackRequestToAppendForVersionSix: from the completed or inflight write stats).
+ */
 async function listingRequests(t: Table, tl: Timeline, target: Instant, restore: boolean): Promise<RollbackRequest[]> {
   const mor = t.config.type === 'MERGE_ON_READ';
   const time = target.requestedTime;
@@ -164,27 +272,62 @@ async function listingRequests(t: Table, tl: Timeline, target: Instant, restore:
       for (const f of ofInstant) if (parseBaseFileName(f.name)) out.push(deleteRequest(partition, f.path));
       continue;
     }
+    if (mor && compaction && t.config.version >= 8) {
+      for (const f of slicedAtOrAfter(tl, files, time, ext)) out.push(deleteRequest(partition, f.path));
+      continue;
+    }
     for (const f of ofInstant) out.push(deleteRequest(partition, f.path));
-    // v6 delta commits appended to log files of older slices: command blocks (getRollbackRequestToAppend)
-    if (mor && t.config.version < 8 && target.effectiveAction === 'deltacommit' && meta) {
-      for (const s of meta.partitionToWriteStats?.[partition] ?? []) {
-        if (!s.fileId || !s.prevCommit || s.prevCommit === 'null' || !s.path) continue;
-        const log = parseLogFileName(baseName(s.path));
-        if (!log || !(log.instant < time)) continue;
-        const full = joinPath(t.basePath, s.path);
-        out.push({ partitionPath: partition, fileId: s.fileId, latestBaseInstant: log.instant, filesToBeDeleted: [], logBlocksToBeDeleted: { [planPath(full)]: s.totalWriteBytes > 0 ? s.totalWriteBytes : 1 } });
+    if (mor && t.config.version < 8 && target.effectiveAction === 'deltacommit' && meta?.partitionToWriteStats?.[partition]) {
+      const bases = latestSliceBases(files, time, ext);
+      for (const s of meta.partitionToWriteStats[partition] ?? []) {
+        if (!s.prevCommit || s.prevCommit === 'null' || !s.fileId) continue;
+        const base = bases.get(s.fileId);
+        if (base === undefined || !(base < time)) continue;
+        // Hudi keys the block request by the stat's full path; an inflight workload stat has none (the base path then)
+        const full = s.path ? joinPath(t.basePath, s.path) : t.basePath;
+        out.push({ partitionPath: partition, fileId: s.fileId, latestBaseInstant: base, filesToBeDeleted: [], logBlocksToBeDeleted: { [hadoopUri(t, full)]: s.totalWriteBytes > 0 ? s.totalWriteBytes : 1 } });
       }
     }
   }
   return out;
 }
 
+/** listAllFilesSinceCommit (v8+ restore of a compaction): base files at or after it, log files of delta commits completed at or after it (or pending). */
+function slicedAtOrAfter<F extends { name: string }>(tl: Timeline, files: readonly F[], time: string, ext: string): F[] {
+  return files.filter((f) => {
+    const b = parseBaseFileName(f.name);
+    if (b) return b.ext === ext && b.instant >= time;
+    const l = parseLogFileName(f.name);
+    if (!l || l.ext !== 'log') return false;
+    if (l.instant >= time) return true;
+    const i = tl.find(l.instant).find((x) => x.state === 'COMPLETED');
+    return i !== undefined && (i.completionTime ?? i.requestedTime) >= time;
+  });
+}
+
 const WRITES = new Set<Action>(['commit', 'deltacommit', 'replacecommit', 'clustering', 'compaction', 'logcompaction']);
 
+/**
+ * The file a logBlocksToBeDeleted key names (a full URI, an absolute path, or a bare name in the
+ * request's partition), or undefined for a key that names no file: Hudi plans the base path when an
+ * inflight write stat has no path, and skips such keys in the rollback's stats (validLogBlocksToDelete).
+ */
+function logBlockFile(t: Table, rb: string, r: RollbackRequest, key: string): string | undefined {
+  const dir = partitionDir(t, r.partitionPath);
+  for (const d of [dir, t.basePath]) if (key === d || key === `${d}/` || key === hadoopUri(t, d) || key === t.storage.uri(d)) return undefined;
+  return resolveTableEntry(t.storage, t.basePath, key, { instant: rb, source: 'rollback plan', relativeTo: dir });
+}
+
 /** tblcli's leftover partial creates in the directories a plan touches (only ones older than the expiry). */
-async function tempLeftovers(t: Table, requests: RollbackRequest[], maxAgeMs: number, now: number): Promise<RollbackRequest[]> {
+async function tempLeftovers(t: Table, instant: string, requests: RollbackRequest[], maxAgeMs: number, now: number): Promise<RollbackRequest[]> {
   const dirs = new Map<string, string>();
-  for (const r of requests) for (const f of [...r.filesToBeDeleted, ...Object.keys(r.logBlocksToBeDeleted ?? {})]) dirs.set(parentPath(f), r.partitionPath);
+  for (const r of requests) {
+    for (const f of r.filesToBeDeleted) dirs.set(parentPath(f), r.partitionPath);
+    for (const k of Object.keys(r.logBlocksToBeDeleted ?? {})) {
+      const f = logBlockFile(t, instant, r, k);
+      if (f) dirs.set(parentPath(f), r.partitionPath);
+    }
+  }
   const out: RollbackRequest[] = [];
   for (const [dir, partition] of dirs) {
     if (!(await t.storage.exists(dir))) continue;
@@ -202,7 +345,7 @@ export async function planRollback(t: Table, tl: Timeline, target: Instant, opts
   if (target.state !== 'REQUESTED') {
     const marked = opts.useMarkers !== false && target.state !== 'COMPLETED' ? await markerRequests(t, target.requestedTime) : undefined;
     requests = marked ?? (await listingRequests(t, tl, target, opts.restore === true));
-    if (marked) requests.push(...(await tempLeftovers(t, requests, opts.tempFileAgeMs ?? 120_000, (opts.now ?? (() => new Date()))().getTime())));
+    if (marked) requests.push(...(await tempLeftovers(t, target.requestedTime, requests, opts.tempFileAgeMs ?? 120_000, (opts.now ?? (() => new Date()))().getTime())));
   }
   const seen = new Set<string>();
   const unique = requests.filter((r) => {
@@ -212,17 +355,24 @@ export async function planRollback(t: Table, tl: Timeline, target: Instant, opts
   return { instantToRollback: { commitTime: target.requestedTime, action: rollbackActionOf(target) }, RollbackRequests: unique, version: 1 };
 }
 
+/** The requests as executed: table version 6 groups the log-block requests per file group (one command block each). */
+function executedRequests(t: Table, plan: RollbackPlan): RollbackRequest[] {
+  const reqs = plan.RollbackRequests ?? [];
+  return t.config.version < 8 ? groupByFileGroup(reqs) : reqs;
+}
+
 /** Every path the plan will touch, resolved inside the table (throws a one-line error naming the entry). */
-export function resolvePlanPaths(t: Table, rb: string, plan: RollbackPlan): { deletes: Map<RollbackRequest, string[]>; appends: Map<RollbackRequest, string[]> } {
+export function resolvePlanPaths(t: Table, rb: string, plan: RollbackPlan): { requests: RollbackRequest[]; deletes: Map<RollbackRequest, string[]>; appends: Map<RollbackRequest, (string | undefined)[]> } {
   const ctx = { instant: rb, source: 'rollback plan' };
+  const requests = executedRequests(t, plan);
   const deletes = new Map<RollbackRequest, string[]>();
-  const appends = new Map<RollbackRequest, string[]>();
-  for (const r of plan.RollbackRequests ?? []) {
+  const appends = new Map<RollbackRequest, (string | undefined)[]>();
+  for (const r of requests) {
     const rel = { ...ctx, relativeTo: partitionDir(t, r.partitionPath) };
     deletes.set(r, r.filesToBeDeleted.map((f) => resolveTableEntry(t.storage, t.basePath, f, rel)));
-    appends.set(r, Object.keys(r.logBlocksToBeDeleted ?? {}).map((f) => resolveTableEntry(t.storage, t.basePath, f, rel)));
+    appends.set(r, Object.keys(r.logBlocksToBeDeleted ?? {}).map((f) => logBlockFile(t, rb, r, f)));
   }
-  return { deletes, appends };
+  return { requests, deletes, appends };
 }
 
 /** Next log version of a file slice in `dir` (storages without append roll over to a new version). */
@@ -290,29 +440,36 @@ export async function rollbackInstant(t: Table, targetTime: string, opts: Rollba
   const info: InstantInfo = plan.instantToRollback ?? { commitTime: targetTime, action: target ? rollbackActionOf(target) : 'commit' };
   if (target?.state === 'COMPLETED') await revertCompletedToInflight(src, target, pendingActionOf(target));
 
-  const { deletes, appends } = resolvePlanPaths(t, rb, plan);
+  const { requests, deletes, appends } = resolvePlanPaths(t, rb, plan);
   const byPartition = new Map<string, RollbackPartitionMetadata>();
   const deleted: string[] = [];
   const failed: string[] = [];
   const rollbackLogFiles: Record<string, number> = {};
-  for (const r of plan.RollbackRequests ?? []) {
+  const remove = async (pm: RollbackPartitionMetadata, path: string, asWritten: string) => {
+    await opts.keepAlive?.();
+    // BaseRollbackHelper.deleteFiles: FileSystem.delete's result (false for a file already gone)
+    const ok = await t.storage.delete(path);
+    (ok ? pm.successDeleteFiles : pm.failedDeleteFiles).push(asWritten);
+    (ok ? deleted : failed).push(asWritten);
+  };
+  for (const r of requests) {
     const pm = byPartition.get(r.partitionPath) ?? { partitionPath: r.partitionPath, successDeleteFiles: [], failedDeleteFiles: [], rollbackLogFiles: {}, logFilesFromFailedCommit: {} };
     byPartition.set(r.partitionPath, pm);
     const paths = deletes.get(r)!;
-    for (let k = 0; k < paths.length; k++) {
-      await opts.keepAlive?.();
-      // BaseRollbackHelper.deleteFiles: FileSystem.delete's result (false for a file already gone)
-      const ok = await t.storage.delete(paths[k]!);
-      (ok ? pm.successDeleteFiles : pm.failedDeleteFiles).push(r.filesToBeDeleted[k]!);
-      (ok ? deleted : failed).push(r.filesToBeDeleted[k]!);
+    for (let k = 0; k < paths.length; k++) await remove(pm, paths[k]!, r.filesToBeDeleted[k]!);
+    const keys = Object.keys(r.logBlocksToBeDeleted ?? {});
+    if (keys.length === 0) continue;
+    const files = appends.get(r)!;
+    if (t.config.version >= 8) {
+      // 1.x: log files are never appended to; a log-block request deletes its files
+      for (let k = 0; k < keys.length; k++) if (files[k]) await remove(pm, files[k]!, keys[k]!);
+      continue;
     }
-    if (Object.keys(r.logBlocksToBeDeleted ?? {}).length > 0 && appends.get(r)!.length > 0) {
-      await opts.keepAlive?.();
-      const w = await appendRollbackBlock(t, rb, info.commitTime, r);
-      pm.rollbackLogFiles![planPath(w.path)] = w.size;
-      rollbackLogFiles[planPath(w.path)] = w.size;
-      Object.assign(pm.logFilesFromFailedCommit!, r.logBlocksToBeDeleted);
-    }
+    await opts.keepAlive?.();
+    const w = await appendRollbackBlock(t, rb, info.commitTime, r);
+    pm.rollbackLogFiles![hadoopUri(t, w.path)] = w.size;
+    rollbackLogFiles[hadoopUri(t, w.path)] = w.size;
+    for (let k = 0; k < keys.length; k++) if (files[k]) pm.logFilesFromFailedCommit![keys[k]!] = r.logBlocksToBeDeleted![keys[k]!]!;
   }
   await opts.onPoint?.('rollback-files-deleted');
   const metadata: RollbackMetadata = {
@@ -330,7 +487,9 @@ export async function rollbackInstant(t: Table, targetTime: string, opts: Rollba
   const pendingAction = target ? pendingActionOf(target) : (info.action as Action);
   if (opts.targetFiles === 'delete') {
     await deleteInstantFile(src, targetTime, pendingAction, 'INFLIGHT');
+    await opts.onPoint?.('rollback-target-inflight-deleted');
     await deleteInstantFile(src, targetTime, pendingAction, 'REQUESTED');
+    await opts.onPoint?.('rollback-target-deleted');
   }
   let ct: string | undefined;
   if (!opts.restore) {

@@ -2,7 +2,7 @@
 // "writer with the metadata table disabled" procedure (§9): clear hoodie.table.metadata.partitions[.inflight]
 // first, so readers stop using the MDT, then delete .hoodie/metadata.
 import { TblError } from '../errors/index.ts';
-import { formatProperties, KEYS, parseProperties } from '../config/index.ts';
+import { formatProperties, KEYS, parseProperties, tableChecksum } from '../config/index.ts';
 import type { Storage } from '../storage/index.ts';
 import { joinPath } from '../util/index.ts';
 
@@ -11,12 +11,45 @@ function propsPaths(metaPath: string) {
   return { props, backup: `${props}.backup` };
 }
 
-/** ConfigUtils.recoverIfNeeded: a backup left by a crashed update wins. */
-export async function recoverPropertiesIfNeeded(storage: Storage, metaPath: string): Promise<void> {
+/** HoodieTableConfig.validateChecksum: the stored checksum is CRC32("<db>.<name>"). */
+export function checksumValid(p: Map<string, string>): boolean {
+  const name = p.get(KEYS.name);
+  const stored = p.get(KEYS.checksum);
+  return name !== undefined && stored !== undefined && stored === tableChecksum(p.get(KEYS.database), name);
+}
+
+/** getOrderedPropertiesWithTableChecksum: a missing or invalid checksum is recomputed; it is written last. */
+export function withChecksumLast(p: Map<string, string>): Map<string, string> {
+  const name = p.get(KEYS.name);
+  if (name === undefined) return p;
+  const sum = checksumValid(p) ? p.get(KEYS.checksum)! : tableChecksum(p.get(KEYS.database), name);
+  p.delete(KEYS.checksum);
+  p.set(KEYS.checksum, sum);
+  return p;
+}
+
+/** What recoverPropertiesIfNeeded would do: nothing, drop the backup, or restore hoodie.properties from it. */
+export async function recoveryNeeded(storage: Storage, metaPath: string): Promise<'none' | 'drop-backup' | 'restore'> {
   const { props, backup } = propsPaths(metaPath);
-  if (!(await storage.exists(backup))) return;
-  if (!(await storage.exists(props))) await storage.writeNew(props, await storage.readFile(backup));
+  if (!(await storage.exists(backup))) return 'none';
+  if (!(await storage.exists(props))) return 'restore';
+  return checksumValid(parseProperties(await storage.readFile(props))) ? 'drop-backup' : 'restore';
+}
+
+/**
+ * ConfigUtils.recoverIfNeeded: with a backup left by a crashed update, a missing hoodie.properties or
+ * one without a valid checksum is replaced by the backup; the backup goes either way.
+ */
+export async function recoverPropertiesIfNeeded(storage: Storage, metaPath: string): Promise<'none' | 'drop-backup' | 'restore'> {
+  const { props, backup } = propsPaths(metaPath);
+  const need = await recoveryNeeded(storage, metaPath);
+  if (need === 'none') return need;
+  if (need === 'restore') {
+    await storage.delete(props);
+    await storage.writeNew(props, await storage.readFile(backup));
+  }
   await storage.delete(backup);
+  return need;
 }
 
 function sameMaps(a: Map<string, string>, b: Map<string, string>): boolean {
@@ -37,6 +70,7 @@ export async function modifyTableProperties(
   const original = await storage.readFile(props);
   const map = parseProperties(original);
   change(map);
+  withChecksumLast(map);
   await storage.writeNew(backup, original);
   await storage.delete(props);
   await storage.writeNew(props, formatProperties(map, `Updated at ${now.toISOString()}`, now));

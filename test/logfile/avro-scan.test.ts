@@ -233,6 +233,16 @@ describe('avro byte reader', () => {
     expect(rejected).toBeGreaterThan(20);
   });
 
+  it('a timestamp-millis long beyond 2^53 is a bigint in both readers (avsc alone rejected it: found by the garbled-bytes property, seed 1058699701)', () => {
+    const json = JSON.stringify({ type: 'record', name: 'R0', fields: [{ name: 'f0', type: { type: 'long', logicalType: 'timestamp-millis' } }, { name: 'f1', type: { type: 'long', logicalType: 'timestamp-millis' } }] });
+    const bytes = Uint8Array.from([0, 128, 128, 128, 128, 128, 128, 128, 32]);
+    const plan = avroFieldPlan(json, ['f0', 'f1'])!;
+    const out: unknown[] = [];
+    expect(readAvroFields(plan, bytes, utf8View(bytes), 0, bytes.length, out)).toBe(true);
+    expect(out).toEqual([0, 2n ** 53n]);
+    expect(avscDecode(bytes, json)).toEqual({ f0: 0, f1: 2n ** 53n });
+  });
+
   it('edge values read as avsc reads them: -0, NaN, infinities, extreme ints, bad UTF-8, bytes > 1 as booleans', () => {
     const schema = {
       type: 'record',
@@ -245,6 +255,8 @@ describe('avro byte reader', () => {
     const cases = [
       { float: -0, double: -0, int: -(2 ** 31), long: -9007199254740990, string: 'ünï \u{1F600}', boolean: true, n: -0 },
       { float: Number.NaN, double: Number.NaN, int: 2 ** 31 - 1, long: 9007199254740990, string: '', boolean: false, n: Number.NaN },
+      { float: 1, double: 1, int: 1, long: -(2n ** 63n), string: 'x', boolean: true, n: 1 },
+      { float: 1, double: 1, int: 1, long: 2n ** 63n - 1n, string: 'x', boolean: true, n: 1 },
       { float: -Infinity, double: Infinity, int: 0, long: 0, string: 'x', boolean: false, n: null },
     ];
     for (const c of cases) {
@@ -285,7 +297,8 @@ describe('avro byte reader', () => {
     expect(read([0, 4, 0])).toBeUndefined(); // enum index 2
     expect(read([0, 1, 0])).toBeUndefined(); // enum index -1
     expect(read([2, 1, 0, 0])).toBeUndefined(); // string length -1
-    // 2^53 as a zigzag varint: avsc throws "potential precision loss"; 2^53 - 4 is fine
+    // longs beyond 2^53: bigints, as avroTypeFor's long decodes them (avsc's own long threw "potential
+    // precision loss", and the block was unreadable)
     const big = (n: bigint) => {
       let v = n << 1n;
       const out: number[] = [];
@@ -297,9 +310,13 @@ describe('avro byte reader', () => {
       } while (v);
       return out;
     };
-    expect(read([0, 0, ...big(2n ** 53n)])).toBeUndefined();
+    expect(read([0, 0, ...big(2n ** 53n)])).toEqual([null, 2n ** 53n]);
     expect(read([0, 0, ...big(2n ** 53n - 4n)])).toEqual([null, 2 ** 53 - 4]);
-    for (const bytes of [[4, 0, 0], [0, 4, 0], [2, 1, 0, 0], [0, 0, ...big(2n ** 53n)]]) expect(avscDecode(Uint8Array.from(bytes), json)).toBeUndefined();
+    expect(read([0, 0, ...big(2n ** 62n + 3n)])).toEqual([null, 2n ** 62n + 3n]);
+    expect(avscDecode(Uint8Array.from([0, 0, ...big(2n ** 53n)]), json)).toMatchObject({ l: 2n ** 53n });
+    expect(avscDecode(Uint8Array.from([0, 0, ...big(2n ** 53n - 4n)]), json)).toMatchObject({ l: 2 ** 53 - 4 });
+    expect(avscDecode(Uint8Array.from([0, 0, ...big(2n ** 63n - 1n)]), json)).toMatchObject({ l: 2n ** 63n - 1n });
+    for (const bytes of [[4, 0, 0], [0, 4, 0], [2, 1, 0, 0]]) expect(avscDecode(Uint8Array.from(bytes), json)).toBeUndefined();
   });
 
   it('walks arrays and maps written in blocks with byte sizes (negative counts)', () => {

@@ -203,8 +203,11 @@ describe('typed instant codecs', () => {
   it('savepoint, restore plan and restore metadata round trip', () => {
     const sp = { savepointedBy: 'me', savepointedAt: 1700000000, comments: 'c', partitionMetadata: { p: { partitionPath: 'p', savepointDataFile: ['a.parquet'] } }, version: 1 };
     expect(decodeSavepointMetadata(encodeSavepointMetadata(sp), ctx)).toEqual(sp);
-    const rp = { instantsToRollback: [{ commitTime: '007', action: 'commit' }], version: 1 };
+    const rp = { instantsToRollback: [{ commitTime: '007', action: 'commit' }], version: 2, savepointToRestoreTimestamp: '006' };
     expect(decodeRestorePlan(encodeRestorePlan(rp), ctx)).toEqual(rp);
+    // a version-1 plan (no savepointToRestoreTimestamp) reads with null
+    const v1 = { instantsToRollback: [{ commitTime: '007', action: 'commit' }], version: 1, savepointToRestoreTimestamp: null };
+    expect(decodeRestorePlan(encodeRestorePlan(v1), ctx)).toEqual(v1);
     const rb: RollbackMetadata = {
       startRollbackTime: '008', timeTakenInMillis: 3, totalFilesDeleted: 1, commitsRollback: ['007'],
       partitionMetadata: { p: { partitionPath: 'p', successDeleteFiles: ['x'], failedDeleteFiles: [], rollbackLogFiles: null, logFilesFromFailedCommit: { 'p/.l': 10 } } },
@@ -253,7 +256,7 @@ describe('Avro container framing', () => {
     const plain = writeAvroContainer(SCHEMAS.HoodieRestorePlan, [{ instantsToRollback: [], version: 1 }], { sync });
     expect(Buffer.from(plain).includes(Buffer.from('avro.codec'))).toBe(false);
     expect(Buffer.from(plain.subarray(plain.length - 16)).equals(Buffer.from(sync))).toBe(true);
-    const recs = Array.from({ length: 50 }, (_, i) => ({ instantsToRollback: [{ commitTime: String(i).repeat(10), action: 'commit' }], version: 1 }));
+    const recs = Array.from({ length: 50 }, (_, i) => ({ instantsToRollback: [{ commitTime: String(i).repeat(10), action: 'commit' }], version: 2, savepointToRestoreTimestamp: String(i) }));
     const z = writeAvroContainer(SCHEMAS.HoodieRestorePlan, recs, { codec: 'deflate' });
     const back = readAvroContainer(z, ctx);
     expect(back.schemaName).toBe('HoodieRestorePlan');

@@ -65,4 +65,28 @@ describe('layering', () => {
     }
     expect(seen).toBeGreaterThan(10);
   });
+
+  // the terminal renderers bring their packages, and are reached only by import() (so a pipe, --json
+  // and --help never load ink, react, cli-table3 or chalk)
+  it('src/render/ink may import ink and react, src/render/tty cli-table3 and chalk; nothing imports either statically', () => {
+    const allowed: Record<string, string[]> = { ink: ['ink', 'react', 'react/jsx-runtime'], tty: ['cli-table3', 'chalk'] };
+    const root = join(import.meta.dirname, '..', '..', 'src');
+    for (const [sub, pkgs] of Object.entries(allowed)) {
+      const dir = join(root, 'render', sub);
+      for (const f of readdirSync(dir).filter((n) => /\.tsx?$/.test(n))) {
+        for (const m of readFileSync(join(dir, f), 'utf8').matchAll(/(?:import|export)[^'"]*from\s+'([^']+)'/g)) {
+          const spec = m[1]!;
+          const ok = spec.startsWith('./') || spec.startsWith('../') || spec.startsWith('node:') || pkgs.includes(spec);
+          expect(ok, `render/${sub}/${f} imports ${spec}`).toBe(true);
+          expect(spec.startsWith('../../'), `render/${sub}/${f} reaches outside render: ${spec}`).toBe(false);
+        }
+      }
+    }
+    const statics = (dir: string): string[] =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+        e.isDirectory() ? statics(join(dir, e.name)) : /\.tsx?$/.test(e.name) ? [...readFileSync(join(dir, e.name), 'utf8').matchAll(/^import (?!type)[^;]*?from '([^']+)'/gm)].map((m) => `${join(dir, e.name)} → ${m[1]}`) : [],
+      );
+    const outside = [...statics(root), ...statics(join(root, '..', 'commands'))].filter((l) => !/src\/render\/(ink|tty)\//.test(l.split(' → ')[0]!));
+    expect(outside.filter((l) => /render\/(ink|tty)\/|'?(ink|react|cli-table3|chalk)$/.test(l.split(' → ')[1]!))).toEqual([]);
+  });
 });

@@ -1,16 +1,27 @@
 // Crash safety: a child process running the compaction is SIGKILLed at each point; the snapshot never
 // changes, and the next `compaction run` leaves the table complete — every record once, no stray file.
 // Two concurrent runs: exactly one executes, the other exits 4 (or waits with --wait).
+// With the metadata table kept (issue 14): killed inside the MDT deltacommit, between it and the data
+// completion, and inside the MDT compaction that follows, the next run leaves both tables consistent —
+// the orphan MDT deltacommit rolled back in the MDT as Hudi does, a pending MDT compaction finished —
+// and `metadata validate-files` clean at every step.
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { openTable } from '../../src/table/index.ts';
+import { openTable, openTableAt, viewTimelineOf } from '../../src/table/index.ts';
+import { assembleView, listPartitions, type ListedPartition } from '../../src/fs-view/index.ts';
+import { readMetadataTableFiles } from '../../src/mdt/index.ts';
+import { decodeRollbackMetadata } from '../../src/metadata/index.ts';
+import { LocalStorage } from '../../src/storage/index.ts';
+import { modifyTableProperties } from '../../src/write/table-properties.ts';
+import { HAVE_TRINO_V6, trinoV6Table } from '../support/trino.ts';
 import { runCompaction } from '../../src/services/index.ts';
 import { HAVE_FIXTURES, tableFresh } from '../support/fixtures.ts';
 import { allFiles } from '../support/files.ts';
 import { runJson } from '../support/run-cli.ts';
-import { comparable, snapshotRows } from './support/snapshot.ts';
+import { comparable, logicalTypes, snapshotRows } from './support/snapshot.ts';
 import { buildCompactionChild } from './support/build-child.ts';
 
 let child = '';
@@ -143,4 +154,115 @@ describe.skipIf(!HAVE_FIXTURES)('compaction crash safety', () => {
     expect(tl.pending().filter((i) => i.effectiveAction === 'compaction')).toHaveLength(0);
     expect(comparable(await snapshotRows(base))).toEqual(before);
   }, 60_000);
+});
+
+const MDT_TABLES: { name: string; fresh: () => string }[] = [
+  ...(HAVE_FIXTURES
+    ? ['quickstart_trips_table/mor/avro/v8_trips_8i3u1d', 'sample_table/mor/avro/v9_timebasedkeygen_nonhivestyle'].map((id) => ({ name: id, fresh: () => tableFresh(id) }))
+    : []),
+  ...(HAVE_TRINO_V6
+    ? [
+        {
+          name: 'trino hudi_multi_fg_pt_v6_mor',
+          fresh: () => {
+            const dest = join(mkdtempSync(join(tmpdir(), 'tblcli-trino-copy-')), 'hudi_multi_fg_pt_v6_mor');
+            cpSync(trinoV6Table(), dest, { recursive: true });
+            return dest;
+          },
+        },
+      ]
+    : []),
+];
+/** inside the MDT deltacommit, between it and the data completion: the data attempt dies pending */
+const MDT_WRITE_POINTS = ['mdt-inflight', 'mdt-log-written', 'after-mdt-commit'];
+/** inside the MDT compaction after the data instant completed */
+const MDT_COMPACTION_POINTS = ['mdt-compaction-requested', 'mdt-compaction-inflight', 'mdt-compaction-file-written', 'mdt-compaction-before-complete'];
+const local = new LocalStorage();
+
+function sliceKeys(view: ReturnType<typeof assembleView>): string[] {
+  return view.latestFileSlices().map((x) => JSON.stringify([x.partition, x.fileId, x.baseInstant, x.baseFile?.name ?? null, x.logFiles.map((l) => l.name)])).sort();
+}
+
+/** The file-system view built from the MDT's `files` listing. */
+async function mdtView(base: string): Promise<string[]> {
+  const files = await readMetadataTableFiles(local, base);
+  const listed: ListedPartition[] = files.partitions.map((p) => ({
+    partition: p,
+    files: [...files.files.get(p)!].map(([name, size]) => ({ path: join(base, p, name), name, isDirectory: false, size, mtimeMs: 0 })),
+  }));
+  return sliceKeys(assembleView(listed, await viewTimelineOf(await openTable(base))));
+}
+
+async function storageView(base: string): Promise<string[]> {
+  return sliceKeys(assembleView(await listPartitions(local, base), await viewTimelineOf(await openTable(base))));
+}
+
+describe.skipIf(MDT_TABLES.length === 0)('compaction crash safety with the metadata table kept', () => {
+  for (const { name, fresh } of MDT_TABLES) {
+    for (const point of [...MDT_WRITE_POINTS, ...MDT_COMPACTION_POINTS]) {
+      it(`${name}: killed at ${point} → next run leaves both tables consistent`, async () => {
+        const base = fresh();
+        // the MDT compaction is due right after the run's deltacommit
+        await modifyTableProperties(local, join(base, '.hoodie'), (p) => p.set('hoodie.metadata.compact.max.delta.commits', '1'), new Date());
+        const types = logicalTypes((await openTable(base)).config.createSchema);
+        const before = comparable(await snapshotRows(base), types);
+        const mdtPath = join(base, '.hoodie', 'metadata');
+        const mdtBefore = new Set((await (await openTableAt(local, mdtPath)).timeline()).instants.map((i) => `${i.requestedTime} ${i.action}`));
+        const c = await runChild(base, { schedule: true, crashAt: point, heartbeatExpiryMs: EXPIRY, metadataTable: 'update' }).done;
+        expect(c.signal, c.stderr).toBe('SIGKILL');
+        expect(comparable(await snapshotRows(base), types)).toEqual(before);
+        // readers listing through the MDT see the committed table across the crash (validate-files
+        // would list the killed attempt's uncommitted files, as hudi-cli's does)
+        expect(await mdtView(base)).toEqual(await storageView(base));
+        const T = (await (await openTable(base)).timeline()).instants.filter((i) => i.effectiveAction === 'compaction').at(-1)!.requestedTime;
+        await sleep(EXPIRY + 200);
+
+        // the killed run held the table lock (1 minute expiry by default)
+        const lock = { expireMs: 300, wait: true, retryMs: 20 };
+        const r = await runCompaction(await openTable(base), { clockSkewMs: 1, metadataTable: 'update', heartbeatExpiryMs: EXPIRY, lock });
+        expect(r.status).toBe(MDT_WRITE_POINTS.includes(point) ? 'completed' : 'nothing-to-do');
+        expect(r.warnings).toEqual([]);
+        expect(await runJson(['metadata', 'validate-files', '--path', base])).toEqual([]);
+        expect(await mdtView(base)).toEqual(await storageView(base));
+        expect(comparable(await snapshotRows(base), types)).toEqual(before);
+        const data = await (await openTable(base)).timeline();
+        expect(data.find(T).map((i) => i.state)).toEqual(['COMPLETED']);
+        const mdt = await openTableAt(local, mdtPath);
+        const tl = await mdt.timeline();
+        expect(tl.pending().map((i) => `${i.requestedTime} ${i.effectiveAction}`)).toEqual([]);
+        expect(tl.find(T).map((i) => [i.action, i.state])).toEqual([['deltacommit', 'COMPLETED']]);
+        const news = tl.instants.filter((i) => !mdtBefore.has(`${i.requestedTime} ${i.action}`));
+        // one MDT compaction, after the run's deltacommit (v6 at <T>001), complete
+        const compactions = news.filter((i) => i.action === 'commit');
+        expect(compactions).toHaveLength(1);
+        // v6: <latest MDT deltacommit>001 (after a rollback that is the rollback's own deltacommit)
+        const latestDc = tl.completed().filter((i) => i.action === 'deltacommit' && i.requestedTime < compactions[0]!.requestedTime).at(-1)!.requestedTime;
+        if (tl.layout === 1) expect(compactions[0]!.requestedTime).toBe(`${latestDc}001`);
+        const C = compactions[0]!.requestedTime;
+        // the orphan MDT deltacommit of the killed attempt was rolled back in the MDT (v8/9 at the data
+        // rollback's time, v6 at <rb>006); a killed MDT compaction's partial files were rolled back too
+        const rollbacks = await Promise.all(
+          news.filter((i) => i.action === 'rollback').map(async (i) => ({ i, m: decodeRollbackMetadata(await tl.read(i), { path: i.files.COMPLETED!.path }) })),
+        );
+        const ofT = rollbacks.filter((x) => x.m.commitsRollback.includes(T));
+        expect(ofT).toHaveLength(MDT_WRITE_POINTS.includes(point) ? 1 : 0);
+        if (ofT.length > 0) {
+          const dataRb = r.rolledBack!.rollbackInstant;
+          expect(ofT[0]!.i.requestedTime).toBe(tl.layout === 1 ? `${dataRb}006` : dataRb);
+        }
+        const ofC = rollbacks.filter((x) => x.m.commitsRollback.includes(C));
+        expect(ofC).toHaveLength(point === 'mdt-compaction-file-written' || point === 'mdt-compaction-before-complete' || point === 'mdt-compaction-inflight' ? 1 : 0);
+        // no stray file: one base file per compacted file group, no temp file, no marker left
+        const outputs = allFiles(mdtPath).filter((f) => f.endsWith(`_${C}.hfile`));
+        const ids = outputs.map((f) => f.split('/').pop()!.split('_')[0]);
+        expect(new Set(ids).size).toBe(ids.length);
+        expect(outputs.length).toBeGreaterThan(0);
+        expect(allFiles(mdtPath).filter((f) => f.includes('.tblcli-tmp-'))).toEqual([]);
+        expect(existsSync(join(mdtPath, '.hoodie', '.temp', C))).toBe(false);
+        expect(existsSync(join(mdtPath, '.hoodie', '.temp', T))).toBe(false);
+        // and the run that follows is a plain one
+        expect((await runCompaction(await openTable(base), { clockSkewMs: 1, metadataTable: 'update', lock })).status).toBe('nothing-to-do');
+      }, 60_000);
+    }
+  }
 });

@@ -7,7 +7,7 @@
 //   (d) the MDT timeline has a completed deltacommit with the compaction's instant time, completed
 //       before the data instant,
 //   (e) the snapshot is unchanged.
-import { cpSync, mkdtempSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
@@ -23,6 +23,7 @@ import { openTable, openTableAt, viewTimelineOf } from '../../src/table/index.ts
 import { catalog, HAVE_FIXTURES, tableFresh } from '../support/fixtures.ts';
 import { runJson } from '../support/run-cli.ts';
 import { HAVE_TRINO_V6, trinoV6Table } from '../support/trino.ts';
+import { treeDigest } from '../support/files.ts';
 import { comparable, logicalTypes, snapshotRows } from './support/snapshot.ts';
 
 const storage = new LocalStorage();
@@ -162,5 +163,38 @@ describe.skipIf(!HAVE_FIXTURES)('compaction keeps the metadata table in step (hu
 describe.skipIf(!HAVE_TRINO_V6)('compaction keeps the metadata table in step (Trino table version 6, Hudi 0.15)', () => {
   it('hudi_multi_fg_pt_v6_mor', async () => {
     await checkCompaction(trinoFresh());
+  });
+});
+
+describe.skipIf(!HAVE_FIXTURES)('metadata-table partitions a compaction does not change, or that tblcli cannot maintain', () => {
+  const ID = 'quickstart_trips_table/mor/avro/v8_trips_8i3u1d';
+
+  it('record_index, partition_stats and secondary indexes are left byte-identical', async () => {
+    const base = tableFresh(ID);
+    const mdt = join(base, '.hoodie', 'metadata');
+    const untouched = ['record_index', 'partition_stats', 'secondary_index_rider_idx'];
+    const before = untouched.map((p) => treeDigest(join(mdt, p)));
+    await scheduleCompaction(await openTable(base), { ...OPTS, strategy: 'all' });
+    expect((await runCompaction(await openTable(base), OPTS)).status).toBe('completed');
+    expect(untouched.map((p) => treeDigest(join(mdt, p)))).toEqual(before);
+    expect((await openTable(base)).config.metadataPartitions).toEqual(['column_stats', 'files', 'partition_stats', 'record_index', 'secondary_index_rider_idx']);
+  });
+
+  it('an expression index is dropped the Hudi way, for that partition only, with a warning', async () => {
+    const base = tableFresh(ID);
+    const props = join(base, '.hoodie', 'hoodie.properties');
+    const text = readFileSync(props, 'utf8');
+    writeFileSync(props, text.replace(/^hoodie\.table\.metadata\.partitions=(.*)$/m, 'hoodie.table.metadata.partitions=$1,expr_index_fare'));
+    mkdirSync(join(base, '.hoodie', 'metadata', 'expr_index_fare'));
+    writeFileSync(join(base, '.hoodie', 'metadata', 'expr_index_fare', '.hoodie_partition_metadata'), 'commitTime=00000000000000000\npartitionDepth=1\n');
+    await scheduleCompaction(await openTable(base), { ...OPTS, strategy: 'all' });
+    const r = await runCompaction(await openTable(base), OPTS);
+    expect(r.status).toBe('completed');
+    expect(r.warnings).toEqual([expect.stringMatching(/^metadata-table partition expr_index_fare of .* dropped/)]);
+    const t = await openTable(base);
+    expect(t.config.metadataPartitions).toEqual(['column_stats', 'files', 'partition_stats', 'record_index', 'secondary_index_rider_idx']);
+    expect(existsSync(join(base, '.hoodie', 'metadata', 'expr_index_fare'))).toBe(false);
+    expect(existsSync(join(base, '.hoodie', 'hoodie.properties.backup'))).toBe(false);
+    expect(await runJson(['metadata', 'validate-files', '--path', base])).toEqual([]);
   });
 });

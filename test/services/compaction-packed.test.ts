@@ -2,7 +2,7 @@
 // replaces (slice-merge.ts + the row writer), on slices built to hit the tricky cases: deletes with and
 // without ordering values, precombine ties and older log records, inserts only in the logs, nulls in
 // nullable columns and in meta columns of the base file (defaults), a base row without a meta record
-// key, NaN/-0 doubles, booleans, timestamp-micros written by a parquet data block (Date on read),
+// key, NaN/-0 doubles, booleans, timestamp-micros written by a parquet data block (read back exact),
 // misaligned base/output row groups, both merge rules and codecs. Same rows in the same order, same
 // row-group sizes, same Hudi footer keys (bloom filter bytes, min/max key, Avro schema), same stats;
 // DuckDB reads the packed file back. A base file the packed reader cannot take falls back to rows.
@@ -140,7 +140,7 @@ async function buildSlice(dir: string, baseCodec: 'GZIP' | 'SNAPPY', { tsEncodin
     { recordKey: key(N + 10), partitionPath: 'p=1', orderingVal: null },
   ];
   const log2 = encodeDeleteBlock({ instantTime: T2, schema: JSON.stringify(FULL), deletes });
-  // log 3 (parquet data block): updates and inserts; its timestamp-micros column reads back as Date
+  // log 3 (parquet data block): updates and inserts; its timestamp-micros column must keep its micros
   const l3 = [];
   for (let i = 5; i < N + 400; i += 13) l3.push({ ...logRow(T3, i, 3000, l3.length), at: BigInt(1_800_000_000_000_000 + i * 1000) });
   const pq = writeHoodieParquet({ schema: FULL, rows: l3 });
@@ -161,7 +161,6 @@ async function buildSlice(dir: string, baseCodec: 'GZIP' | 'SNAPPY', { tsEncodin
     index: 3,
     fileName: `fg_3-0-0_${INSTANT}.parquet`,
     writerSchema: FULL,
-    microsFields: ['at'],
     committed: { completed: [BASE_T, T1, T2, T3] },
     rowGroupSize: 700,
   };
@@ -320,7 +319,6 @@ describe('packed compaction merge equals the row path', () => {
       index: 3,
       fileName: `fg_3-0-0_${INSTANT}.parquet`,
       writerSchema: FULL,
-      microsFields: ['at'],
       committed: { completed: [BASE_T, T1] },
       rowGroupSize: M,
       config: mergeConfigFromProperties(RULES.event),

@@ -1,13 +1,18 @@
 // `compaction run --max-duration` (the attempt is rolled back through a rollback instant, the plan
 // stays) and schedule + run over WebHDFS (the test NameNode/DataNode over a fresh copy) giving the same
 // snapshot and the same files as the local run.
-import { existsSync, readdirSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openTable } from '../../src/table/index.ts';
 import { HAVE_FIXTURES, tableFresh } from '../support/fixtures.ts';
 import { runCli, runJson } from '../support/run-cli.ts';
 import { startWebHdfsServer } from '../support/webhdfs-server.ts';
+import { allFiles } from '../support/files.ts';
+import { HAVE_TRINO_V6, trinoV6Table } from '../support/trino.ts';
+import { LocalStorage } from '../../src/storage/index.ts';
+import { modifyTableProperties } from '../../src/write/table-properties.ts';
 import { comparable, snapshotRows } from './support/snapshot.ts';
 
 const V8 = 'quickstart_trips_table/mor/avro/v8_trips_8i3u1d';
@@ -91,5 +96,77 @@ describe.skipIf(!HAVE_FIXTURES)('compaction over WebHDFS', () => {
         await srv.close();
       }
     }, 60_000);
+  }
+});
+
+// The same compaction with the metadata table kept (the default), and the MDT compaction it then
+// triggers (hoodie.metadata.compact.max.delta.commits=1), through the WebHDFS test server: the MDT
+// ends up with the local run's files, validate-files over webhdfs:// is clean, and every MDT log
+// block and base HFile became visible whole (CREATE of a temp name, then RENAME; no APPEND).
+const MDT_REMOTE: { name: string; fresh: () => string }[] = [
+  ...(HAVE_FIXTURES ? [{ name: V8, fresh: () => tableFresh(V8) }] : []),
+  ...(HAVE_TRINO_V6
+    ? [
+        {
+          name: 'trino hudi_multi_fg_pt_v6_mor',
+          fresh: () => {
+            const dest = join(mkdtempSync(join(tmpdir(), 'tblcli-trino-copy-')), 'hudi_multi_fg_pt_v6_mor');
+            cpSync(trinoV6Table(), dest, { recursive: true });
+            return dest;
+          },
+        },
+      ]
+    : []),
+];
+
+function mdtFiles(base: string): string[] {
+  const mdt = join(base, '.hoodie', 'metadata');
+  return allFiles(mdt)
+    .map((f) => f.slice(mdt.length + 1))
+    .filter((f) => !f.startsWith('.hoodie/'))
+    .sort();
+}
+
+describe.skipIf(MDT_REMOTE.length === 0)('compaction over WebHDFS with the metadata table kept', () => {
+  for (const { name, fresh } of MDT_REMOTE) {
+    it(`${name}: schedule + run + MDT compaction through webhdfs:// = the local run`, async () => {
+      const local = fresh();
+      const remote = fresh();
+      for (const b of [local, remote]) await modifyTableProperties(new LocalStorage(), join(b, '.hoodie'), (p) => p.set('hoodie.metadata.compact.max.delta.commits', '1'), new Date());
+      const mdtBefore = new Set(mdtFiles(remote));
+      const srv = await startWebHdfsServer({ root: dirname(remote) });
+      try {
+        const uri = srv.uri(`/${remote.split('/').pop()}`);
+        const ls = await runJson<{ instant: string }>(['compaction', 'schedule', '--path', local, '--strategy', 'all']);
+        const lr = await runJson<{ status: string; metadataCompaction: string | null }>(['compaction', 'run', '--path', local]);
+        const rs = await runJson<{ instant: string }>(['compaction', 'schedule', '--path', uri, '--strategy', 'all']);
+        const scheduleRequests = srv.requests.length;
+        const rr = await runJson<{ status: string; metadataCompaction: string | null }>(['compaction', 'run', '--path', uri]);
+        const runRequests = srv.requests.slice(scheduleRequests);
+        expect(rr.status).toBe('completed');
+        expect(rr.metadataCompaction).not.toBeNull();
+        expect(lr.metadataCompaction).not.toBeNull();
+        // the same MDT files (names differ by the instant times)
+        const norm = (files: string[], times: string[]) => files.map((f) => times.reduce((x, t) => x.replaceAll(t, 'T'), f)).sort();
+        expect(norm(mdtFiles(remote), [rs.instant, rr.metadataCompaction!])).toEqual(norm(mdtFiles(local), [ls.instant, lr.metadataCompaction!]));
+        expect(await runJson(['metadata', 'validate-files', '--path', uri])).toEqual([]);
+        expect(await runJson(['metadata', 'validate-files', '--path', local])).toEqual([]);
+        // every new MDT file was created under a temp name and renamed into place
+        const created = mdtFiles(remote).filter((f) => !mdtBefore.has(f));
+        expect(created.length).toBeGreaterThan(0);
+        const renamedTo = new Set(runRequests.filter((q) => q.op === 'RENAME').map((q) => q.query.destination));
+        for (const f of created) {
+          const hdfs = `/${remote.split('/').pop()}/.hoodie/metadata/${f}`;
+          expect(renamedTo.has(hdfs), hdfs).toBe(true);
+          expect(runRequests.some((q) => q.op === 'CREATE' && q.path === hdfs), hdfs).toBe(false);
+        }
+        expect(runRequests.filter((q) => q.op === 'APPEND' && q.path.includes('/.hoodie/metadata/'))).toEqual([]);
+        const byOp: Record<string, number> = {};
+        for (const q of runRequests.filter((x) => x.server === 'nn')) byOp[q.op] = (byOp[q.op] ?? 0) + 1;
+        console.log(`[requests] ${name}: compaction run with the MDT kept + MDT compaction over WebHDFS: ${runRequests.length} requests (NameNode ${runRequests.filter((x) => x.server === 'nn').length}, DataNode ${runRequests.filter((x) => x.server === 'dn').length}); NameNode by op ${JSON.stringify(byOp)}; on .hoodie/metadata paths ${runRequests.filter((q) => q.server === 'nn' && q.path.includes('/.hoodie/metadata')).length} NameNode requests; MDT files written ${created.length}`);
+      } finally {
+        await srv.close();
+      }
+    }, 120_000);
   }
 });

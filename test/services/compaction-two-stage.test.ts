@@ -119,7 +119,6 @@ function slice(s: Shape): MergeJob {
     index: 0,
     fileName: `fg_0-0-0_${INSTANT}.parquet`,
     writerSchema: FULL,
-    microsFields: [],
     config: mergeConfigFromProperties({ 'hoodie.table.recordkey.fields': 'id', 'hoodie.table.precombine.field': 'ts' }),
     committed: { completed: [BASE_T, T1, T2, T3] },
     codec: s.codec,

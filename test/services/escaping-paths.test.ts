@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TblError } from '../../src/errors/index.ts';
-import { decodeCompactionPlan, encodeCompactionPlan, encodeRollbackPlan, type CompactionPlan } from '../../src/metadata/index.ts';
-import { runCompaction, scheduleCompaction } from '../../src/services/index.ts';
+import { decodeCommitMetadata, decodeCompactionPlan, encodeCommitMetadataJson, encodeCompactionPlan, encodeRollbackPlan, type CompactionPlan } from '../../src/metadata/index.ts';
+import { rollbackInstant, runCompaction, scheduleCompaction, underLock } from '../../src/services/index.ts';
 import { confineStorage, resolveTableEntry } from '../../src/storage/confine.ts';
 import { LocalStorage } from '../../src/storage/index.ts';
 import { openTable } from '../../src/table/index.ts';
@@ -229,5 +229,25 @@ describe('orphans --delete stays inside the table', () => {
     expect(r.stderr).toMatch(/symbolic link/);
     expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
     expect(treeDigest(outside)).toEqual(outsideBefore);
+  });
+});
+
+describe.skipIf(!HAVE_FIXTURES)('write stats naming files outside the table', () => {
+  it(`${V6}: a listing-based rollback of a delta commit whose write stat names ../../victim refuses before writing`, async () => {
+    const base = tableFresh(V6);
+    const v = victim(base);
+    const t = await openTable(base);
+    const tl = await t.timeline();
+    const dc = tl.completed().filter((i) => i.action === 'deltacommit').at(-1)!;
+    const m = decodeCommitMetadata(readFileSync(dc.files.COMPLETED!.path), { path: dc.files.COMPLETED!.path });
+    const [partition, stats] = Object.entries(m.partitionToWriteStats).find(([, s]) => s.some((x) => x.prevCommit && x.prevCommit !== 'null'))!;
+    const stat = stats.find((x) => x.prevCommit && x.prevCommit !== 'null')!;
+    stat.path = `${partition}/../../../${relative(dirname(base), v).replace('victim.parquet', '.victim_00000000000000000.log.1_0-0-0')}`;
+    writeFileSync(dc.files.COMPLETED!.path, encodeCommitMetadataJson(m, { delta: true }));
+    const before = treeDigest(base, LOCKS_AND_HEARTBEATS);
+    const e = await refused(underLock(t, { clockSkewMs: 1 }, (locked) => rollbackInstant(locked, dc.requestedTime, { targetFiles: 'delete', clockSkewMs: 1 })));
+    expect(e.message).toMatch(/rollback plan entry .* climbs out/);
+    expect(treeDigest(base, LOCKS_AND_HEARTBEATS)).toEqual(before);
+    expect(readFileSync(v, 'utf8')).toBe('do not touch');
   });
 });

@@ -1,8 +1,8 @@
 // One temp root per test run: every test's os.tmpdir() is a fresh directory under the machine's temp
 // directory, removed when the run ends (so repeated runs do not fill it), and the run's test bundles
-// (test/support/bundle.ts) are removed with it. The temp root must not sit below a node_modules: a
+// (test/support/bundle.ts) are removed with it; HOME is a directory inside it. The temp root must not sit below a node_modules: a
 // file placed there could then resolve packages it should not (the bug a bundle in /tmp once hid).
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { testBuildRoot } from './bundle.ts';
@@ -19,6 +19,15 @@ export default function setup(): () => void {
   const base = tmpdir();
   const run = mkdtempSync(join(base, 'tblcli-test-'));
   process.env.TMPDIR = run;
+  // and a home of its own: the programs tests start (less, fish, zsh, tmux) write their history and
+  // config there, not into the user's home
+  const home = join(run, 'home');
+  mkdirSync(home);
+  process.env.HOME = home;
+  process.env.XDG_CONFIG_HOME = join(home, '.config');
+  process.env.XDG_DATA_HOME = join(home, '.local', 'share');
+  process.env.XDG_STATE_HOME = join(home, '.local', 'state');
+  process.env.XDG_CACHE_HOME = join(home, '.cache');
   process.env.TBLCLI_TEST_RUN = basename(run);
   return () => {
     rmSync(run, { recursive: true, force: true });

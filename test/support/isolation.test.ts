@@ -17,6 +17,10 @@ describe('test isolation', () => {
     expect(nodeModulesAbove(tmpdir()), `a node_modules above ${tmpdir()} would let misplaced bundles resolve packages`).toBeUndefined();
   });
 
+  it('HOME and the XDG directories are inside the run root (less, fish and tmux write there)', () => {
+    for (const k of ['HOME', 'XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'XDG_STATE_HOME', 'XDG_CACHE_HOME']) expect(process.env[k]!.startsWith(tmpdir() + '/'), k).toBe(true);
+  });
+
   it('a script in the temp dir cannot load the project packages; a test bundle (inside the project) can', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'tblcli-iso-'));
     const script = join(dir, 'probe.mjs');

@@ -1,7 +1,7 @@
 // The Trino project's table-version-6 MOR table with a metadata table (Hudi 0.15.0: files, column_stats,
 // record_index), shared as ../shared/fixtures/trino/hudi_multi_fg_pt_v6_mor.zip. Extracted once per test
 // process into the run's temp directory; tests skip visibly when it is absent.
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { extractZip } from './zip.ts';
@@ -21,4 +21,11 @@ export function trinoV6Table(): string {
     extracted = join(dir, 'hudi_multi_fg_pt_v6_mor');
   }
   return extracted;
+}
+
+/** A private writable copy of the Trino table (the extracted one is shared by the test process). */
+export function trinoV6Fresh(): string {
+  const dest = join(mkdtempSync(join(tmpdir(), 'tblcli-trino-copy-')), 'hudi_multi_fg_pt_v6_mor');
+  cpSync(trinoV6Table(), dest, { recursive: true });
+  return dest;
 }

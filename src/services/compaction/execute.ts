@@ -20,6 +20,7 @@ import { heartbeatPath, isHeartbeatExpired, lastHeartbeat } from '../../write/he
 import { deleteMarkerDir, markerDir } from '../../write/markers.ts';
 import { Attempt, expiryOf, metadataTableFor, sleep, underLock, type ServiceOptions } from '../transaction.ts';
 import { prepareMetadataTable } from '../mdt-sync.ts';
+import { finishPendingMdtCompactions, type MdtCompactionResult } from '../../mdt/compaction.ts';
 import { checkCompactionInputs, type CompactionInputs, type ResolvedOperation } from './inputs.ts';
 import { METRICS } from './plan.ts';
 import { rollbackInflightCompaction, type RollbackResult } from './rollback.ts';
@@ -54,6 +55,8 @@ export interface RunOptions extends ServiceOptions {
   fileGroupThreads?: 1 | 2;
   /** `threads`: 2 when the worker merged and this thread encoded (two-stage.ts) */
   onProgress?: (e: { type: 'file-written'; partition: string; fileId: string; path: string; records: number; bytes: number; merge: 'packed' | 'rows'; threads: 1 | 2 }) => void;
+  /** once the attempt starts: its file groups and their input bytes (base + log files), for a progress bar */
+  onStart?: (e: { instant: string; fileGroups: number; inputBytes: number }) => void;
   /** 'rows' merges every file group through the row path (tests compare it with the packed path); default 'auto' */
   mergePath?: 'auto' | 'rows';
 }
@@ -76,12 +79,14 @@ export interface RunResult {
   durationMs: number;
   rolledBack?: RollbackResult;
   metadataTableDisabled: boolean;
-  /** metadata-table partitions dropped because tblcli cannot maintain them for a compaction */
+  /** metadata-table partitions dropped because tblcli cannot maintain them for a compaction; a failed MDT compaction */
   warnings: string[];
+  /** the metadata-table compaction this run ran after completing (Hudi's writer would have) */
+  metadataCompaction?: MdtCompactionResult;
   writeStats: WriteStat[];
 }
 
-function isCompaction(i: Instant): boolean {
+export function isCompaction(i: Instant): boolean {
   return i.effectiveAction === 'compaction' || i.stateActions.REQUESTED === 'compaction';
 }
 
@@ -118,7 +123,7 @@ type ClaimOutcome = { claim: Claim } | { status: 'nothing-to-do' | 'already-comp
 async function claim(table: Table, opts: RunOptions): Promise<ClaimOutcome> {
   const expiry = expiryOf(opts);
   return underLock(table, opts, async (locked, lock): Promise<ClaimOutcome> => {
-    await prepareMetadataTable(locked, opts.metadataTable ?? 'update', 'compaction');
+    const mdtPlan = await prepareMetadataTable(locked, opts.metadataTable ?? 'update', 'compaction');
     const tl = await locked.timeline();
     let candidates = tl.instants.filter((i) => isCompaction(i) && i.state !== 'COMPLETED');
     if (opts.instant) {
@@ -135,15 +140,15 @@ async function claim(table: Table, opts: RunOptions): Promise<ClaimOutcome> {
     }
     let busy: { instant: string; ageMs: number } | undefined;
     for (const i of candidates) {
-      if (i.state === 'INFLIGHT') {
-        const now = Date.now();
-        if (!(await isHeartbeatExpired(locked.storage, locked.metaPath, i.requestedTime, expiry, now))) {
-          busy ??= { instant: i.requestedTime, ageMs: now - (await lastHeartbeat(locked.storage, locked.metaPath, i.requestedTime)) };
-          continue;
-        }
+      // a live heartbeat on a requested plan is a run about to start it (an engine launched by
+      // `--engine spark|flink`, or Hudi's HoodieCompactor starting its heartbeat before compact())
+      const now = Date.now();
+      if (!(await isHeartbeatExpired(locked.storage, locked.metaPath, i.requestedTime, expiry, now))) {
+        busy ??= { instant: i.requestedTime, ageMs: now - (await lastHeartbeat(locked.storage, locked.metaPath, i.requestedTime)) };
+        continue;
       }
       const inputs = await checkCompactionInputs(locked, tl, i, () => lock.keepAlive());
-      const { table: t, mdt, disabled: metadataTableDisabled, warnings } = await metadataTableFor(locked, opts, 'compaction');
+      const { table: t, mdt, disabled: metadataTableDisabled, warnings } = await metadataTableFor(locked, opts, 'compaction', () => lock.keepAlive());
       await cleanupCompleted(t, tl);
       let rolledBack: RollbackResult | undefined;
       if (i.state === 'INFLIGHT') rolledBack = await rollbackInflightCompaction(t, mdt, i.requestedTime, { ...opts, keepAlive: () => lock.keepAlive() });
@@ -152,19 +157,11 @@ async function claim(table: Table, opts: RunOptions): Promise<ClaimOutcome> {
     }
     await cleanupCompleted(locked, tl);
     if (busy) return { busy: busy.instant, ageMs: busy.ageMs };
+    // nothing to compact, but a metadata-table compaction a crash left pending is finished (Hudi's
+    // writer does it whenever it starts)
+    if (mdtPlan && mdtPlan !== 'disable') await finishPendingMdtCompactions(locked, { now: opts.now, clockSkewMs: opts.clockSkewMs, keepAlive: () => lock.keepAlive(), onPoint: opts.onPoint });
     return { status: 'nothing-to-do', metadataTableDisabled: false };
   });
-}
-
-/** Top-level fields holding microsecond timestamps (hyparquet reads them as Date). */
-function microsFields(schema: AvroRecordSchema): string[] {
-  return schema.fields
-    .filter((f) => {
-      const t = Array.isArray(f.type) ? f.type.find((x) => x !== 'null') : f.type;
-      const lt = t && typeof t === 'object' ? (t as { logicalType?: string }).logicalType : undefined;
-      return lt === 'timestamp-micros' || lt === 'local-timestamp-micros';
-    })
-    .map((f) => f.name);
 }
 
 function stripMeta(schema: AvroRecordSchema): AvroRecordSchema {
@@ -176,7 +173,6 @@ interface OpContext {
   attempt: Attempt;
   instant: string;
   writerSchema: AvroRecordSchema;
-  microsFields: string[];
   config: MergeConfig;
   committed: CommittedInstants;
   opts: RunOptions;
@@ -214,7 +210,6 @@ async function compactOperation(ctx: OpContext, r: ResolvedOperation, index: num
     index,
     fileName,
     writerSchema: ctx.writerSchema,
-    microsFields: ctx.microsFields,
     config: ctx.config,
     committed: ctx.committed,
     codec: ctx.opts.codec,
@@ -318,7 +313,6 @@ async function execute(c: Claim, opts: RunOptions, started: number): Promise<Run
     attempt: c.attempt,
     instant,
     writerSchema: withHoodieMetaFields(tableSchema),
-    microsFields: microsFields(tableSchema),
     config: mergeConfigFromProperties(Object.fromEntries(table.config.props)),
     committed: committedInstants(vt.completedInstants.map((i) => i.requestedTime), vt.firstActiveInstant),
     opts,
@@ -327,6 +321,7 @@ async function execute(c: Claim, opts: RunOptions, started: number): Promise<Run
     running: 0,
     encodingHere: false,
   };
+  opts.onStart?.({ instant, fileGroups: ops.length, inputBytes: ops.reduce((n, o) => n + (o.baseFile?.size ?? 0) + o.logFiles.reduce((m, f) => m + f.size, 0), 0) });
   // On the first failure: start no more file groups, stop the running ones, and wait until all have
   // settled, so nothing writes after the caller rolls this attempt back.
   const settled = await mapLimit(ops, opts.parallelism ?? 2, async (op, i) => {
@@ -345,7 +340,7 @@ async function execute(c: Claim, opts: RunOptions, started: number): Promise<Run
   await opts.onPoint?.('before-complete');
   const metadata = compactionCommitMetadata(stats, JSON.stringify(tableSchema));
 
-  const { completionTime } = await c.attempt.commit({
+  const { completionTime, metadataCompaction, warnings } = await c.attempt.commit({
     completedAction: 'commit',
     content: (layout) => (layout === 2 ? encodeCommitMetadataAvro(metadata) : encodeCommitMetadataJson(metadata, { delta: false })),
     mdt: { kind: 'commit', metadata },
@@ -360,7 +355,8 @@ async function execute(c: Claim, opts: RunOptions, started: number): Promise<Run
     durationMs: Date.now() - started,
     rolledBack: c.rolledBack,
     metadataTableDisabled: c.metadataTableDisabled,
-    warnings: c.warnings,
+    warnings: [...c.warnings, ...warnings],
+    metadataCompaction,
     writeStats: stats,
   };
 }

@@ -63,11 +63,10 @@ async function resolveOperation(t: Table, instant: string, op: CompactionOperati
 }
 
 /**
- * The plan of `i` with every path resolved and every file's framing read: base footers parse, log
- * files can be walked block by block (corrupt blocks are legal: Hudi's scanner skips them), and the
- * schema and view timeline the merge uses decode.
+ * The plan of `i` with every path it names resolved inside the table and every file there (what an
+ * engine run checks before it launches; the engine reads the files itself).
  */
-export async function checkCompactionInputs(t: Table, tl: Timeline, i: Instant, keepAlive?: () => Promise<void>): Promise<CompactionInputs> {
+export async function resolveCompactionPlan(t: Table, tl: Timeline, i: Instant): Promise<CompactionInputs> {
   const instant = i.requestedTime;
   const plan = await readPlan(t, tl, i);
   const operations = await mapLimit(plan.operations ?? [], 16, (op) => resolveOperation(t, instant, op));
@@ -77,6 +76,16 @@ export async function checkCompactionInputs(t: Table, tl: Timeline, i: Instant, 
     if (seen.has(k)) throw planError(instant, `file group ${o.fileId} of partition ${JSON.stringify(o.partition)} appears twice`);
     seen.add(k);
   }
+  return { instant, plan, operations };
+}
+
+/**
+ * The plan of `i` with every path resolved and every file's framing read: base footers parse, log
+ * files can be walked block by block (corrupt blocks are legal: Hudi's scanner skips them), and the
+ * schema and view timeline the merge uses decode.
+ */
+export async function checkCompactionInputs(t: Table, tl: Timeline, i: Instant, keepAlive?: () => Promise<void>): Promise<CompactionInputs> {
+  const { instant, plan, operations } = await resolveCompactionPlan(t, tl, i);
   await mapLimit(operations, 8, async (o) => {
     await keepAlive?.();
     if (o.baseFile) await readParquetInfo(t.storage, o.baseFile.path, o.baseFile.size);

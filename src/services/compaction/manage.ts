@@ -6,13 +6,14 @@ import { requireMergeOnRead, type Table } from '../../table/index.ts';
 import { deleteInstantFile } from '../../timeline/writer.ts';
 import { joinPath } from '../../util/index.ts';
 import { underLock, type ServiceOptions } from '../transaction.ts';
+import { HEARTBEAT_DEFAULTS, isHeartbeatExpired } from '../../write/heartbeat.ts';
 
 export interface UnscheduleResult {
   instant: string;
   operations: number;
 }
 
-export async function unscheduleCompaction(table: Table, instant: string, opts: ServiceOptions = {}): Promise<UnscheduleResult> {
+export async function unscheduleCompaction(table: Table, instant: string, opts: ServiceOptions & { dryRun?: boolean } = {}): Promise<UnscheduleResult> {
   requireMergeOnRead(table);
   return underLock(table, opts, async (t) => {
     const tl = await t.timeline();
@@ -25,7 +26,7 @@ export async function unscheduleCompaction(table: Table, instant: string, opts: 
       });
     }
     const plan = decodeCompactionPlan(await tl.read(i, 'REQUESTED'), { path: t.storage.uri(i.files.REQUESTED!.path) });
-    await deleteInstantFile(t.timelineSource, instant, 'compaction', 'REQUESTED');
+    if (!opts.dryRun) await deleteInstantFile(t.timelineSource, instant, 'compaction', 'REQUESTED');
     return { instant, operations: plan.operations?.length ?? 0 };
   });
 }
@@ -68,4 +69,36 @@ export async function validateCompaction(table: Table, instant: string): Promise
     });
   }
   return { instant, valid: rows.every((r) => r.valid), rows };
+}
+
+export interface CompactionToRun {
+  instant: string;
+  state: 'REQUESTED' | 'INFLIGHT';
+  /** its heartbeat is live: another process runs it, a run would exit 4 */
+  busy: boolean;
+  operations: { partitionPath: string; fileId: string; baseInstantTime: string; dataFilePath: string | null; deltaFilePaths: string[] }[];
+}
+
+/** What `compaction run` would take (its dry run): `instant`, else the earliest pending plan. Reads only. */
+export async function compactionToRun(table: Table, opts: { instant?: string; heartbeatExpiryMs?: number } = {}): Promise<CompactionToRun | undefined> {
+  requireMergeOnRead(table);
+  const tl = await table.timeline();
+  const pending = tl.pending().filter((x) => x.stateActions.REQUESTED === 'compaction');
+  const i = opts.instant ? tl.find(opts.instant).find((x) => x.stateActions.REQUESTED === 'compaction') : pending[0];
+  if (opts.instant && !i) throw new TblError('not-found', `Compaction instant ${opts.instant} not found in ${table.uri}`, { instant: opts.instant, path: table.uri });
+  if (!i || i.state === 'COMPLETED') return undefined;
+  const plan = decodeCompactionPlan(await tl.read(i, 'REQUESTED'), { path: table.storage.uri(i.files.REQUESTED!.path) });
+  const expiry = opts.heartbeatExpiryMs ?? HEARTBEAT_DEFAULTS.intervalMs * HEARTBEAT_DEFAULTS.tolerableMisses;
+  return {
+    instant: i.requestedTime,
+    state: i.state,
+    busy: !(await isHeartbeatExpired(table.storage, table.metaPath, i.requestedTime, expiry)),
+    operations: (plan.operations ?? []).map((op) => ({
+      partitionPath: op.partitionPath ?? '',
+      fileId: op.fileId ?? '',
+      baseInstantTime: op.baseInstantTime ?? '',
+      dataFilePath: op.dataFilePath ?? null,
+      deltaFilePaths: op.deltaFilePaths ?? [],
+    })),
+  };
 }

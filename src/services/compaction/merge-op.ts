@@ -30,7 +30,6 @@ export interface MergeJob {
   index: number;
   fileName: string;
   writerSchema: AvroRecordSchema;
-  microsFields: string[];
   config: MergeConfig;
   committed: CommittedInstants;
   codec?: ParquetCodec;
@@ -66,16 +65,12 @@ export function fixUpMergedRow(out: Record<string, unknown>, key: string, n: num
   out._hoodie_record_key ??= key;
   out._hoodie_partition_path ??= job.partition;
   out._hoodie_file_name = job.fileName;
-  for (const f of job.microsFields) {
-    const v = out[f];
-    // log rows from parquet data blocks still come back as Date (ms); the column holds micros
-    if (v instanceof Date) out[f] = BigInt(v.getTime()) * 1000n;
-  }
 }
 
 export async function mergeToParquet(storage: Storage, job: MergeJob): Promise<MergeOutput> {
   const started = Date.now();
-  const opts = { config: job.config, isValidInstant: isCommittedBy(job.committed) };
+  // exact: log records hold the values written back (decimals to the last digit, raw timestamps)
+  const opts = { config: job.config, isValidInstant: isCommittedBy(job.committed), exact: true };
   // the packed path when the base file and schema allow it (the same rows and values, no row objects)
   const columnar = job.mergePath === 'rows' ? undefined : await mergeColumnar(storage, job, opts).catch((e: unknown) => {
     // a page layout the packed reader does not take (checked up front where the footer tells)

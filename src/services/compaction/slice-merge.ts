@@ -1,6 +1,7 @@
 // The merge of one file slice for compaction: the compact merged log map (scanLogMap: orderings, delete
 // flags and Avro bytes, records decoded only when emitted) in memory, the base
-// file read one row group at a time with raw INT64 timestamps (no Date round trip loses microseconds),
+// file read one row group at a time with the values written back (Avro shapes whatever the list layout,
+// exact decimals, raw timestamps: no Date round trip loses microseconds; read.ts `values: 'exact'`),
 // each output row passed to `emit` in the order mergeFileSlice produces (base order, then log inserts).
 // Base rows are handed on as read, never copied, so no row is held twice.
 import { javaClassOf, logReplacesBase, NATURAL, recordKeyOf, scanLogMap, type MergeConfig, type MergeStats, type Ordering, type Row, type SliceFiles } from '../../merge/index.ts';
@@ -18,6 +19,8 @@ export function baseOrderingOf(row: Row, config: MergeConfig): Ordering {
 export interface SliceMergeOptions {
   config: MergeConfig;
   isValidInstant: (t: string) => boolean;
+  /** log records with the values written back (MergeOptions.exact); compaction always sets it */
+  exact?: boolean;
 }
 
 /** Streams the merged rows of a slice to `emit(row, key)`; returns the compaction stats. */
@@ -34,7 +37,7 @@ export async function mergeSliceStreaming(storage: Storage, slice: SliceFiles, o
     let start = 0;
     for (const rg of info.metadata.row_groups) {
       const end = start + Number(rg.num_rows);
-      const rows = await readParquetRowsFrom(file, path, { metadata: info.metadata, rowStart: start, rowEnd: end, rawTimestamps: true });
+      const rows = await readParquetRowsFrom(file, path, { metadata: info.metadata, rowStart: start, rowEnd: end, values: 'exact' });
       start = end;
       stats.baseRecords += rows.length;
       for (let n = 0; n < rows.length; n++) {

@@ -143,7 +143,7 @@ export async function runMergeStage(
   // base row groups come from the start (decoded while the logs are scanned)
   onReply((r) => ('base' in r ? base.onBase(r.base) : writer?.onReply(r)));
   try {
-    const input = job.mergePath === 'rows' ? undefined : await prepareColumnar(storage, job, { config: job.config, isValidInstant: isCommittedBy(job.committed) }, () => post({ scanning: true }, []));
+    const input = job.mergePath === 'rows' ? undefined : await prepareColumnar(storage, job, { config: job.config, isValidInstant: isCommittedBy(job.committed), exact: true }, () => post({ scanning: true }, []));
     if (input) {
       post({ start: { bloomSeed: input.writerOpts.bloomSeed } }, []);
       writer = remoteWriter(job, input.writerOpts.rowGroupSize ?? DEFAULT_ROW_GROUP_ROWS, input.writerOpts.constants ?? [], base.refs, post);

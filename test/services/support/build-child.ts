@@ -8,3 +8,11 @@ export async function buildCompactionChild(): Promise<string> {
   });
   return b.path;
 }
+
+/** test/services/support/remediation-child.ts: a rollback or restore, SIGKILLed at a point. */
+export async function buildRemediationChild(): Promise<string> {
+  const b = await bundleForTest('test/services/support/remediation-child.ts', 'remediation-child.mjs', {
+    banner: { js: "import { createRequire as __cr } from 'module'; const require = __cr(import.meta.url);" },
+  });
+  return b.path;
+}

@@ -1,5 +1,6 @@
 // Child process for crash and concurrency tests: schedules (if nothing is pending) and runs a compaction.
-// argv: <basePath> <json options>. Options: crashAt (SIGKILL self at that point), pauseAt/pauseMs (block
+// argv: <basePath> <json options>. Options: crashAt (SIGKILL self at that point), metadataTable (default
+// disable), pauseAt/pauseMs (block
 // there), pauseAt/pausedFile/resumeFile (create pausedFile, then block the event loop until resumeFile
 // exists), wait, heartbeatExpiryMs. Prints the RunResult summary as JSON; exit code as the CLI maps errors.
 import { openTable } from '../../../src/table/index.ts';
@@ -17,6 +18,8 @@ const o = JSON.parse(json) as {
   wait?: boolean;
   heartbeatExpiryMs?: number;
   schedule?: boolean;
+  /** default 'disable' (the data-table crash tests); 'update' keeps the metadata table */
+  metadataTable?: 'update' | 'disable';
 };
 const block = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 const onPoint = (p: string) => {
@@ -29,7 +32,7 @@ const onPoint = (p: string) => {
     while (!existsSync(o.resumeFile) && Date.now() < until) block(20);
   } else block(o.pauseMs ?? 1000);
 };
-const common = { clockSkewMs: 1, metadataTable: 'disable' as const, onPoint, heartbeatExpiryMs: o.heartbeatExpiryMs, lock: { wait: o.wait, retryMs: 20 }, pollMs: 50 };
+const common = { clockSkewMs: 1, metadataTable: o.metadataTable ?? ('disable' as const), onPoint, heartbeatExpiryMs: o.heartbeatExpiryMs, lock: { wait: o.wait, retryMs: 20 }, pollMs: 50 };
 try {
   if (o.schedule) await scheduleCompaction(await openTable(base), { ...common, strategy: 'all' });
   const r = await runCompaction(await openTable(base), common);

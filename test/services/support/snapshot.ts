@@ -4,9 +4,10 @@ import { LocalStorage } from '../../../src/storage/index.ts';
 import { openTable, loadFileSystemView } from '../../../src/table/index.ts';
 import { mergeConfigFromProperties, mergeFileSlice, type Row } from '../../../src/merge/index.ts';
 
-export async function snapshotRows(base: string, opts: { readOptimized?: boolean } = {}): Promise<Row[]> {
+/** `asOf`: the snapshot as of that instant (time travel: the view up to it, its blocks only). */
+export async function snapshotRows(base: string, opts: { readOptimized?: boolean; asOf?: string } = {}): Promise<Row[]> {
   const table = await openTable(base);
-  const view = await loadFileSystemView(table);
+  const view = await loadFileSystemView(table, opts.asOf ? { maxInstant: opts.asOf } : {});
   const config = mergeConfigFromProperties(Object.fromEntries(table.config.props));
   const rows: Row[] = [];
   // a pending compaction slice reads merged with the slice before it, as Hudi readers do
