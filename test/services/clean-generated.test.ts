@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { decodeSavepointMetadata } from '../../src/metadata/index.ts';
-import { openTable } from '../../src/table/index.ts';
+import { cleanTable, resolveCleanConfig } from '../../src/services/index.ts';
+import { loadFileSystemView, openTable } from '../../src/table/index.ts';
 import { checkClean, dataFiles } from './support/clean-check.ts';
 import { GenTable } from './support/gen-table.ts';
 import { snapshotAsOf } from './support/asof.ts';
@@ -129,6 +130,43 @@ describe.each(KINDS.map((k) => [name(k), k] as const))('clean of a generated tab
     const second = await checkClean(g.base, { policy: 'KEEP_LATEST_COMMITS', commitsRetained: 2 });
     expect(second.prediction.ectr! > c).toBe(true);
     expect(replacedFiles()).toEqual([]);
+  });
+
+  it("a pending clustering's input groups keep their latest slices and hold the retention window back (not a failed write)", async () => {
+    const g = await build(kind, 3);
+    const ids = g.live().filter((x) => x.partition === 'part=b').map((x) => x.fileId);
+    const latest = async (base: string) => {
+      const view = await loadFileSystemView(await openTable(base));
+      return view.latestFileSlices().filter((s) => s.partition === 'part=b').flatMap((s) => [s.baseFile?.path, ...s.logFiles.map((l) => l.path)].filter((x): x is string => !!x).map((x) => x.slice(base.length + 1)));
+    };
+    const before = g.commits[g.commits.length - 1]!;
+    const c = await g.cluster('part=b', ids, { pending: true });
+    // writers reject updates to file groups in pending clustering: only part=a moves on
+    for (let i = 0; i < 3; i++) await g.update((x) => x.partition === 'part=a');
+    const inputs = await latest(g.base);
+    expect(inputs.length).toBeGreaterThan(0);
+    for (const cfg of [
+      { policy: 'KEEP_LATEST_COMMITS' as const, commitsRetained: 1 },
+      { policy: 'KEEP_LATEST_FILE_VERSIONS' as const, fileVersionsRetained: 1 },
+      { policy: 'KEEP_LATEST_BY_HOURS' as const, hoursRetained: 1, now: g.dateAfter(1) },
+    ]) {
+      const base = copy(g.base);
+      const { deleted, prediction } = await checkClean(base, cfg);
+      // the pending clustering caps the earliest commit to retain for KEEP_LATEST_COMMITS only
+      if (cfg.policy === 'KEEP_LATEST_COMMITS') expect(prediction.ectr! <= before, `${prediction.ectr} <= ${before}`).toBe(true);
+      if (cfg.policy === 'KEEP_LATEST_BY_HOURS') expect(prediction.ectr! > c).toBe(true);
+      for (const f of inputs) expect(deleted.has(f), f).toBe(false);
+      expect(await latest(base)).toEqual(inputs);
+    }
+    // LAZY failed writes: a pending clustering is not a failed write, whatever its heartbeat
+    const base = copy(g.base);
+    const t = await openTable(base);
+    const config = resolveCleanConfig([t.config.props], { policy: 'KEEP_LATEST_COMMITS', commitsRetained: 1 }, t.config.version);
+    config.failedWritesPolicy = 'LAZY';
+    const r = await cleanTable(t, { config, clockSkewMs: 1 });
+    expect(r.rolledBack).toEqual([]);
+    const pending = (await (await openTable(base)).timeline()).find(c);
+    expect(pending.map((i) => i.state)).toEqual(['REQUESTED']);
   });
 
   it('delete_partition: the partition goes once its replaced file groups are out of retention', async () => {
