@@ -7,9 +7,10 @@ import type { Ctx } from './context.ts';
 const REDRAW_MS = 250;
 
 export interface Progress {
-  start(total: number, unit: string, label?: string): void;
-  /** one step done (a file group written), with its records and bytes; `note` is a --verbose line */
-  step(records: number, bytes: number, note?: string): void;
+  /** a new bar (counts restart): `omit` leaves facts out that this work has not (records, bytes) */
+  start(total: number, unit: string, label?: string, omit?: ProgressState['omit']): void;
+  /** `count` steps done (a file group written, files deleted), with their records and bytes; `note` is a --verbose line */
+  step(records: number, bytes: number, note?: string, count?: number): void;
   /** removes the bar (call before printing the result, and on failure) */
   end(): void;
 }
@@ -37,17 +38,17 @@ export function progressFor(ctx: Ctx, label: string, opts: { verbose: boolean; n
     lastDraw = t;
   };
   return {
-    start(total, unit, name) {
+    start(total, unit, name, omit) {
       started = now();
-      Object.assign(s, { total, unit, label: name ?? s.label });
+      Object.assign(s, { total, unit, label: name ?? s.label, omit, done: 0, records: 0, bytes: 0 });
       if (tty) {
         draw(true);
         timer = setInterval(() => draw(false), 1000);
         timer.unref?.();
       } else if (opts.verbose) ctx.io.stderr(`${progressLine({ ...s, elapsedMs: 0 })}\n`);
     },
-    step(records, bytes, note) {
-      s.done++;
+    step(records, bytes, note, count = 1) {
+      s.done += count;
       s.records += records;
       s.bytes += bytes;
       if (tty) {

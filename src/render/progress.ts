@@ -1,4 +1,4 @@
-// A progress line for long work (compaction now): what is done of the total, throughput and ETA,
+// A progress line for long work (compaction, clean): what is done of the total, throughput and ETA,
 // fitted to the width. Formatting only; commands/progress.ts decides when and where it is drawn.
 import { humanDuration } from './time-chart.ts';
 
@@ -10,6 +10,8 @@ export interface ProgressState {
   records: number;
   bytes: number;
   elapsedMs: number;
+  /** facts left out of the line (a clean counts files: no records; no bytes when sizes are not read) */
+  omit?: { records?: boolean; bytes?: boolean };
 }
 
 /** 1.2k, 3.4M: counts for a narrow line. */
@@ -44,9 +46,8 @@ function facts(s: ProgressState): string[] {
   const e = eta(s);
   return [
     `${s.done}/${s.total} ${s.unit}`,
-    `${shortCount(s.records)} records`,
-    shortBytes(s.bytes),
-    `${shortBytes(Math.round(s.bytes / secs))}/s`,
+    ...(s.omit?.records ? [] : [`${shortCount(s.records)} records`]),
+    ...(s.omit?.bytes ? [`${shortCount(Math.round(s.done / secs))} ${s.unit}/s`] : [shortBytes(s.bytes), `${shortBytes(Math.round(s.bytes / secs))}/s`]),
     e === undefined ? `elapsed ${humanDuration(s.elapsedMs)}` : `ETA ${humanDuration(e)}`,
   ];
 }

@@ -34,6 +34,8 @@ export interface CleanRunOptions extends ServiceOptions {
    * a million files is ~100 MB); its paths are checked all the same.
    */
   writtenPlan?: CleanerPlan;
+  /** the clean's deletions begin (once per clean run) */
+  onStart?: (e: { instant: string; files: number; resumed: boolean }) => void;
   onProgress?: (e: { type: 'deleted' | 'failed'; path: string }) => void;
 }
 
@@ -70,7 +72,7 @@ export interface ResolvedCleanPlan {
   partitionsToDelete: { partition: string; path: string }[];
 }
 
-function isClean(i: Instant): boolean {
+export function isClean(i: Instant): boolean {
   return i.action === 'clean' || i.effectiveAction === 'clean';
 }
 
@@ -161,11 +163,10 @@ async function claim(table: Table, opts: CleanRunOptions): Promise<ClaimOutcome>
       candidates = found;
     }
     for (const i of candidates) {
-      if (i.state === 'INFLIGHT') {
-        const now = Date.now();
-        if (!(await isHeartbeatExpired(locked.storage, locked.metaPath, i.requestedTime, expiry, now))) {
-          return { busy: i.requestedTime, ageMs: now - (await lastHeartbeat(locked.storage, locked.metaPath, i.requestedTime)) };
-        }
+      // a live heartbeat: another tblcli runs it, or hands it to Spark (held while the JVM starts, requested still)
+      const now = Date.now();
+      if (!(await isHeartbeatExpired(locked.storage, locked.metaPath, i.requestedTime, expiry, now))) {
+        return { busy: i.requestedTime, ageMs: now - (await lastHeartbeat(locked.storage, locked.metaPath, i.requestedTime)) };
       }
       const resolved = opts.writtenPlan && opts.instant === i.requestedTime ? resolveCleanPlan(locked, i.requestedTime, opts.writtenPlan) : await readCleanPlan(locked, tl, i);
       if (!resolved) {
@@ -271,6 +272,7 @@ async function execute(c: Claim, opts: CleanRunOptions, started: number): Promis
   let lastCheck = Date.now();
   const checkEvery = Math.max(1000, (opts.heartbeatIntervalMs ?? expiryOf(opts) / 4) / 2);
   let errors = 0;
+  opts.onStart?.({ instant: c.instant, files: r.files.length, resumed: c.resumed });
   await mapLimit(r.files, Math.max(1, opts.parallelism ?? 64), async (f, k) => {
     if (stop) return;
     try {

@@ -17,7 +17,7 @@ import {
 import { mapLimit, type Storage } from '../../storage/index.ts';
 import { viewTimelineOf, type Table } from '../../table/index.ts';
 import { COMMIT_ACTIONS, type Instant, type Timeline } from '../../timeline/index.ts';
-import { createRequested } from '../../timeline/writer.ts';
+import { createRequested, newInstantTime, timesOnTimeline } from '../../timeline/writer.ts';
 import { joinPath } from '../../util/index.ts';
 import { isHeartbeatExpired } from '../../write/heartbeat.ts';
 import type { RollbackResult } from '../../write/rollback.ts';
@@ -282,7 +282,11 @@ export async function scheduleClean(table: Table, opts: CleanOptions): Promise<S
     const p = await planCleanOf(t, opts.config, now(), { sizes: opts.wantBytes || opts.dryRun, explain: opts.dryRun });
     const plan = p.result.plan;
     if (!plan) return { reason: p.result.reason, planned: p.result, rolledBack, warnings: p.warnings };
-    if (opts.dryRun) return { plan, planned: p.result, rolledBack, warnings: p.warnings };
+    if (opts.dryRun) {
+      // the time it would get now (nothing is written, so no lock and no clock-skew wait)
+      const instant = newInstantTime(timesOnTimeline(await t.timeline()), t.config.timezone, now());
+      return { instant, plan, planned: p.result, rolledBack, warnings: p.warnings };
+    }
     const written = await underLock(t, opts, async (locked) => {
       const tl = await locked.timeline();
       const changed = changedSince(p.guard, tl);
