@@ -46,6 +46,53 @@ describe('cleans run (cron)', () => {
     expect(typeof s.durationMs).toBe('number');
   });
 
+  it('progress: a bar on a terminal\'s stderr (gone at the end), ~20 plain lines with --verbose in a pipe; the summary for a person', async () => {
+    const g = await table('COPY_ON_WRITE', 8, 6);
+    const n = predictClean(g.base, { policy: 'KEEP_LATEST_COMMITS', commitsRetained: 1 }).files.size;
+    expect(n).toBeGreaterThan(1);
+    const tty = await runCli(['cleans', 'run', '--path', g.base, '--commits-retained', '1'], { tty: true });
+    expect(tty.exitCode, tty.stderr).toBe(0);
+    expect(tty.stdout).toBe('');
+    expect(tty.stderr).toMatch(new RegExp(`\\r(clean \\d{17} )?▕░{20}▏ 0/${n} files · 0 files/s · elapsed \\d+ ms`));
+    expect(tty.stderr).toMatch(new RegExp(`\\r(clean \\d{17} )?▕█{20}▏ ${n}/${n} files · [\\d.]+k? files/s`));
+    expect(tty.stderr).not.toMatch(/records| B\b/);
+    expect(tty.stderr.endsWith('\r\u001b[K')).toBe(true);
+
+    const h = await table('COPY_ON_WRITE', 8, 6);
+    const pipe = await runCli(['cleans', 'run', '--path', h.base, '--commits-retained', '1', '--verbose']);
+    expect(pipe.exitCode, pipe.stderr).toBe(0);
+    const lines = pipe.stderr.trimEnd().split('\n');
+    expect(lines[0]).toMatch(new RegExp(`^clean \\d{17}: 0/${n} files, 0 files/s, elapsed 0 ms$`));
+    const steps = lines.filter((l) => /^clean \d{17}: \d+\/\d+ files/.test(l));
+    expect(steps.length).toBeLessThanOrEqual(22);
+    expect(steps.at(-1)).toMatch(new RegExp(`: ${n}/${n} files`));
+    expect(lines.at(-1)).toMatch(new RegExp(`^Clean \\d{17} completed: ${n} file\\(s\\) deleted, \\d+ bytes, 2 partition\\(s\\) in \\d+ ms$`));
+    expect(pipe.stderr).not.toMatch(/\u001b|\r/);
+
+    // --verbose on a terminal: the same facts in a person's units, after the bar is gone
+    const k = await table('COPY_ON_WRITE', 8, 6);
+    const person = await runCli(['cleans', 'run', '--path', k.base, '--commits-retained', '1', '--verbose'], { tty: true });
+    expect(person.exitCode, person.stderr).toBe(0);
+    expect(person.stderr).toMatch(new RegExp(`\\r\\u001b\\[KClean \\d{17} completed: ${n} file\\(s\\) deleted, [\\d.]+ [kMG]?B, 2 partition\\(s\\) in [\\d.]+ m?s\\n$`));
+  });
+
+  it('clean run --dry-run lists the pending plans a run would execute and changes nothing', async () => {
+    const g = await table();
+    const none = await runJson<{ dryRun: boolean; pending: string[]; files: unknown[] }>(['clean', 'run', '--path', g.base, '--dry-run']);
+    expect(none).toMatchObject({ dryRun: true, pending: [], files: [] });
+    const s = await runJson<{ instant: string; files: number }>(['clean', 'schedule', '--path', g.base, '--commits-retained', '1']);
+    const digest = treeDigest(g.base, LOCKS_AND_HEARTBEATS);
+    const j = await runJson<{ instant: string; pending: string[]; busy: string[]; files: { partition: string; file: string; reason: string }[] }>(['clean', 'run', '--path', g.base, '--dry-run']);
+    expect(j).toMatchObject({ instant: s.instant, pending: [s.instant], busy: [] });
+    expect(j.files).toHaveLength(s.files);
+    for (const f of j.files) expect(f.reason).toBe(`pending clean ${s.instant}`);
+    const r = await runCli(['clean', 'run', '--path', g.base, '--instant', s.instant, '--dry-run']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toContain(`pending clean ${s.instant}`);
+    expect((await runCli(['clean', 'run', '--path', g.base, '--instant', '20000101000000000', '--dry-run'])).exitCode).toBe(1);
+    expect(treeDigest(g.base, LOCKS_AND_HEARTBEATS)).toEqual(digest);
+  });
+
   it('--dry-run prints partition, file, bytes and why, and changes nothing', async () => {
     const g = await table();
     const digest = treeDigest(g.base);
