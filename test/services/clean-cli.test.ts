@@ -183,6 +183,32 @@ describe('cleans run (cron)', () => {
     expect(treeDigest(g.base, LOCKS_AND_HEARTBEATS)).toEqual(digest);
   });
 
+  it('a pending version-1 plan (a 0.x writer\'s: file names per partition) is executed from it, exactly; a v1 entry that is a path is refused', async () => {
+    const g = await table('COPY_ON_WRITE', 6, 4);
+    const want = [...predictClean(g.base, { policy: 'KEEP_LATEST_COMMITS', commitsRetained: 1 }).files].sort();
+    expect(want.length).toBeGreaterThan(1);
+    const t = await openTable(g.base);
+    const T = '20991231000000000';
+    const byPartition: Record<string, string[]> = {};
+    for (const f of want) (byPartition[f.slice(0, f.indexOf('/'))] ??= []).push(f.slice(f.indexOf('/') + 1));
+    const plan = (files: Record<string, string[]>) =>
+      encodeCleanerPlan({ earliestInstantToRetain: null, lastCompletedCommitTimestamp: '', policy: 'KEEP_LATEST_COMMITS', filesToBeDeletedPerPartition: files, version: 1, filePathsToBeDeletedPerPartition: null, partitionsToBeDeleted: null, extraMetadata: null });
+    const file = join(t.timelineSource.timelineDir, `${T}.clean.requested`);
+    writeFileSync(file, plan({ 'part=a': ['../part=b/x.parquet'] }));
+    const digest = treeDigest(g.base, LOCKS_AND_HEARTBEATS);
+    const bad = await runCli(['clean', 'run', '--path', g.base]);
+    expect([bad.exitCode, bad.stderr.trim().split('\n').length]).toEqual([1, 1]);
+    expect(bad.stderr).toContain('version 1');
+    expect(treeDigest(g.base, LOCKS_AND_HEARTBEATS)).toEqual(digest);
+    writeFileSync(file, plan(byPartition));
+    const before = dataFiles(g.base);
+    const r = await runJson<{ instant: string; files: number; failedFiles: number }>(['clean', 'run', '--path', g.base]);
+    expect(r).toMatchObject({ instant: T, files: want.length, failedFiles: 0 });
+    expect([...before].filter((f) => !existsSync(join(g.base, f))).sort()).toEqual(want);
+    const m = decodeCleanMetadata(await (await (await openTable(g.base)).timeline()).read((await cleanInstants(g.base)).find((i) => i.state === 'COMPLETED')!), { path: 'c' });
+    expect(Object.values(m.partitionMetadata).flatMap((p) => p.successDeleteFiles).sort()).toEqual(want.map((f) => f.slice(f.indexOf('/') + 1)).sort());
+  });
+
   it('--max-duration stops the deletions; the clean stays pending and the next run completes its plan', async () => {
     const g = await table('COPY_ON_WRITE', 8, 6);
     const expected = predictClean(g.base, { policy: 'KEEP_LATEST_FILE_VERSIONS', fileVersionsRetained: 1 });

@@ -4,7 +4,7 @@
 // from the reference, every retained snapshot reads the same afterwards (time travel through our
 // reader), and `metadata validate-files` stays clean. MOR tables are also cleaned after one more
 // compaction (tblcli's own), which gives their file groups another slice.
-import { cpSync, mkdtempSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -13,7 +13,9 @@ import { openTable } from '../../src/table/index.ts';
 import { parseInstantTime } from '../../src/util/index.ts';
 import { catalog, HAVE_FIXTURES, tableFresh, type CatalogTable } from '../support/fixtures.ts';
 import { HAVE_TRINO_V6, trinoV6Table } from '../support/trino.ts';
+import { runJson } from '../support/run-cli.ts';
 import { checkClean, retainedInstants } from './support/clean-check.ts';
+import { addDeleteCommit } from './support/writes.ts';
 import type { OracleConfig } from './support/clean-oracle.ts';
 
 function fixtures(): CatalogTable[] {
@@ -71,6 +73,20 @@ describe.skipIf(!HAVE_FIXTURES)('clean of the hudi-rs tables = the oracle; snaps
 
   it('the fixtures gave every policy something to delete', () => {
     for (const p of ['KEEP_LATEST_COMMITS', 'KEEP_LATEST_FILE_VERSIONS', 'KEEP_LATEST_BY_HOURS', 'KEEP_LATEST_COMMITS after compaction']) expect(byPolicy.get(p), p).toBeGreaterThan(0);
+  });
+});
+
+describe.skipIf(!HAVE_FIXTURES)('LAZY failed writes on a table with a metadata table', () => {
+  it('v9 MOR with an MDT: the failed write is rolled back (its file gone) before the clean, the MDT stays in step', async () => {
+    const base = tableFresh('sample_table/mor/avro/v9_txns_simple_meta');
+    const failed = await addDeleteCommit(base, { pending: true });
+    expect(existsSync(join(base, failed.file))).toBe(true);
+    const r = await runJson<{ rolledBack: string[] }>(['cleans', 'run', '--path', base, '--commits-retained', '1', '--hoodieConfigs', 'hoodie.clean.failed.writes.policy=LAZY']);
+    expect(r.rolledBack).toEqual([failed.instant]);
+    expect(existsSync(join(base, failed.file))).toBe(false);
+    const tl = await (await openTable(base)).timeline();
+    expect(tl.find(failed.instant).filter((i) => i.action !== 'rollback')).toEqual([]);
+    expect(await runJson(['metadata', 'validate-files', '--path', base])).toEqual([]);
   });
 });
 
