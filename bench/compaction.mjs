@@ -130,7 +130,7 @@ if (process.argv[2] === '--measure') {
   mkdirSync(out, { recursive: true });
   await build({ entryPoints: [join(root, 'bench/compaction-lib.ts')], bundle: true, platform: 'node', format: 'esm', target: 'node20', outfile: libFile, logLevel: 'error', packages: 'external' });
   // the library looks for its worker beside itself, as in dist/
-  await build({ entryPoints: [join(root, 'src/services/compaction/worker.ts')], bundle: true, platform: 'node', format: 'esm', target: 'node20', outfile: join(out, 'compaction-worker.js'), logLevel: 'error', packages: 'external' });
+  await build({ entryPoints: [join(root, 'src/services/rewrite/worker.ts')], bundle: true, platform: 'node', format: 'esm', target: 'node20', outfile: join(out, 'rewrite-worker.js'), logLevel: 'error', packages: 'external' });
   if (!existsSync(join(dir, '.complete'))) {
     console.log(`generating a ${ROWS}-row base file + ${LOGS} log files of ${LOG_ROWS} records in ${dir} …`);
     await generate(await import(libFile));

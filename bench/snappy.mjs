@@ -1,6 +1,6 @@
 // Snappy compression throughput (issue 6): our src/parquet/snappy.ts against hyparquet-writer's
 // snappyCompress (the snappyjs port compaction used) and, for reference, hysnappy's wasm build of the
-// C++ compressor, on page-like data. Prints the median MB/s of several runs and the compressed sizes,
+// C++ compressor and the native `snappy` package (napi-rs) when installed, on page-like data. Prints the median MB/s of several runs and the compressed sizes,
 // ours as a ratio of hyparquet-writer's. Never asserted (each output is only checked to round-trip).
 // Usage: node bench/snappy.mjs  (env BENCH_RUNS=7, BENCH_MS=200 per timed run, BENCH_ONLY=<part of an input's name>)
 import { mkdirSync } from 'node:fs';
@@ -20,6 +20,15 @@ try {
   wasm = (await import('hysnappy')).snappyCompressor();
 } catch {
   wasm = undefined; // hysnappy is only a transitive dependency (of hyparquet-compressors)
+}
+
+// the native `snappy` package (napi-rs), when installed: measured for issue 17, not a dependency
+let native;
+try {
+  const { compressSync } = await import('snappy');
+  native = (b) => compressSync(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
+} catch {
+  native = undefined;
 }
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
@@ -99,6 +108,7 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 const mbs = (x) => (x / 1e6).toFixed(1).padStart(8);
 const impls = [['ours', ours], ['hyparquet-writer', hwCompress]];
 if (wasm) impls.push(['hysnappy wasm', wasm]);
+if (native) impls.push(['snappy (napi-rs)', native]);
 
 // warm up every implementation on every input
 for (const [, input] of inputs) for (const [, fn] of impls) for (let i = 0; i < 20; i++) fn(input);

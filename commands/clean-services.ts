@@ -221,7 +221,7 @@ function deletionProgress(ctx: Ctx, o: Opts, progress: Progress | undefined) {
   let total = 0;
   return {
     onStart: (e: { instant: string; files: number }) => {
-      progress.start(e.files, 'files', `clean ${e.instant}`, { records: true, bytes: true });
+      progress.start(e.files, 'files', `clean ${e.instant}`);
       chunk = tty ? 1 : Math.max(1, Math.ceil(e.files / 20));
       [unreported, done, total] = [0, 0, e.files];
     },
@@ -249,7 +249,7 @@ function runOpts(ctx: Ctx, o: Opts, progress?: Progress) {
 /** Runs `work` with a deletion progress (drawn on a terminal or with --verbose), removed afterwards. */
 async function withProgress<T>(ctx: Ctx, o: Opts, work: (p: Progress | undefined) => Promise<T>): Promise<T> {
   if (!ctx.io.isStderrTTY && !o.verbose) return work(undefined);
-  const p = (await import('./progress.ts')).progressFor(ctx, 'clean', { verbose: o.verbose === true });
+  const p = (await import('./progress.ts')).progressFor(ctx, 'clean', { verbose: o.verbose === true, noRecords: true, noBytes: true });
   try {
     return await work(p);
   } finally {

@@ -88,7 +88,7 @@ export async function generateMan(commands: CommandSpec[], version: string): Pro
     esc('Shell completion: eval "$(tblcli completion bash)" in ~/.bashrc (or save it in ~/.local/share/bash-completion/completions/tblcli); tblcli completion zsh > "${fpath[1]}/_tblcli"; tblcli completion fish > ~/.config/fish/completions/tblcli.fish. The scripts ask tblcli itself for the candidates; a table is opened only for instant and partition values, and those are cached for a minute in the state directory.'),
     '.SH METADATA TABLE AND OTHER WRITERS',
     esc(
-      'Writes keep the metadata table (MDT) in step in the same transaction (--metadata-table update, the default): one MDT deltacommit with the write\'s instant time, completed before the data instant; when a Hudi writer would compact the MDT (hoodie.metadata.compact.max.delta.commits deltacommits, default 10, read from hoodie.properties when set there), tblcli compacts it right after its write under the same lock, and finishes a pending MDT compaction a crash left at the next write. MDT clean and archival are left to Hudi writers.',
+      'Writes keep the metadata table (MDT) in step in the same transaction (--metadata-table update, the default): one MDT deltacommit with the write\'s instant time, completed before the data instant; when a Hudi writer would compact the MDT (hoodie.metadata.compact.max.delta.commits deltacommits, default 10, read from hoodie.properties when set there), tblcli compacts it right after its write under the same lock, and finishes a pending MDT compaction a crash left at the next write. trigger archival archives the MDT timeline after the data table\'s, as Hudi\'s writer does (keep min+1..max+1, its cleaner\'s 20 retained commits, its compaction trigger, nothing the data timeline still has). MDT clean is left to Hudi writers.',
     ),
     '.PP',
     esc('Flink/Spark writers running next to tblcli must use the same lock, so that their MDT appends and tblcli\'s never interleave:'),
@@ -113,7 +113,9 @@ export async function generateMan(commands: CommandSpec[], version: string): Pro
     esc('tblcli connect --path hdfs://nn:8020/warehouse/orders --namenode-http nn:9870'),
     esc('tblcli commits show --limit 10'),
     esc('tblcli compactions show all'),
+    esc('tblcli clustering scheduleAndExecute --sort-columns city,ts --layout z-order --max-num-groups 10'),
     esc('tblcli timeline show incomplete --show-rollback-info'),
+    esc('tblcli trigger archival --dry-run --limit 20'),
     esc('tblcli commits show --json | jq ".[0]"'),
     esc('tblcli cleans run --commits-retained 24 --dry-run'),
     esc('0 * * * * tblcli cleans run --path hdfs://ns/t --namenode-http nn:9870 --commits-retained 24 --json >> /var/log/clean.jsonl'),

@@ -86,6 +86,7 @@ export const metadataSpecs: CommandSpec[] = [
   {
     name: 'metadata delete',
     summary: 'Remove the Metadata Table the Hudi way: hoodie.table.metadata.partitions cleared first, then .hoodie/metadata renamed (backup) or deleted; under the table lock',
+    writes: { plan: ['--dry-run'] },
     options: DELETE_OPTIONS,
     jsonFields: async () => ['target', 'dryRun', 'removedPath', 'backupPath', 'partitionsBefore', 'partitionsAfter', 'finishedCompactions'],
     async action(ctx, o) {
@@ -95,6 +96,7 @@ export const metadataSpecs: CommandSpec[] = [
   {
     name: 'metadata delete-record-index',
     summary: 'Delete the record index from the Metadata Table the Hudi way: record_index leaves hoodie.table.metadata.partitions first, then its directory is renamed (backup) or deleted; under the table lock',
+    writes: { plan: ['--dry-run'] },
     options: DELETE_OPTIONS,
     jsonFields: async () => ['target', 'dryRun', 'removedPath', 'backupPath', 'partitionsBefore', 'partitionsAfter', 'finishedCompactions'],
     async action(ctx, o) {

@@ -7,18 +7,17 @@ import type { Ctx } from './context.ts';
 const REDRAW_MS = 250;
 
 export interface Progress {
-  /** a new bar (counts restart): `omit` leaves facts out that this work has not (records, bytes) */
-  start(total: number, unit: string, label?: string, omit?: ProgressState['omit']): void;
-  /** `count` steps done (a file group written, files deleted), with their records and bytes; `note` is a --verbose line */
+  start(total: number, unit: string, label?: string): void;
+  /** `count` steps done (default one: a file group written), with their records and bytes; `note` is a --verbose line */
   step(records: number, bytes: number, note?: string, count?: number): void;
   /** removes the bar (call before printing the result, and on failure) */
   end(): void;
 }
 
-export function progressFor(ctx: Ctx, label: string, opts: { verbose: boolean; now?: () => number }): Progress {
+export function progressFor(ctx: Ctx, label: string, opts: { verbose: boolean; now?: () => number; noRecords?: boolean; noBytes?: boolean }): Progress {
   const now = opts.now ?? Date.now;
   const tty = ctx.io.isStderrTTY;
-  const s: ProgressState = { label, done: 0, total: 0, unit: '', records: 0, bytes: 0, elapsedMs: 0 };
+  const s: ProgressState = { label, done: 0, total: 0, unit: '', records: 0, bytes: 0, elapsedMs: 0, noRecords: opts.noRecords, noBytes: opts.noBytes };
   let started = now();
   let shown = '';
   let lastDraw = 0;
@@ -38,9 +37,10 @@ export function progressFor(ctx: Ctx, label: string, opts: { verbose: boolean; n
     lastDraw = t;
   };
   return {
-    start(total, unit, name, omit) {
+    start(total, unit, name) {
       started = now();
-      Object.assign(s, { total, unit, label: name ?? s.label, omit, done: 0, records: 0, bytes: 0 });
+      // a second start (the next part of the work) counts from zero again
+      Object.assign(s, { total, unit, label: name ?? s.label, done: 0, records: 0, bytes: 0 });
       if (tty) {
         draw(true);
         timer = setInterval(() => draw(false), 1000);

@@ -146,6 +146,7 @@ export const remediationSpecs: CommandSpec[] = [
   {
     name: 'commit rollback',
     summary: 'Roll back a commit (the latest completed one, or a pending write; a pending compaction goes back to requested); no Spark',
+    writes: { plan: ['--dry-run'] },
     options: [
       { flags: '--commit <instant>', description: 'instant to roll back (required)' },
       { flags: '--rollbackUsingMarkers [bool]', description: "plan a pending instant from its markers when it has them (default true, Hudi writers' default; hudi-cli's is false)", parse: parseBool },
@@ -178,6 +179,7 @@ export const remediationSpecs: CommandSpec[] = [
   {
     name: 'rollback failed',
     summary: 'Roll back every failed write (pending, heartbeat expired or missing, older than --older-than) newest first; dry run unless --yes',
+    writes: { plan: [], execute: ['--yes'], fixed: ['--yes'] },
     table: { limit: -1 },
     options: [
       { flags: '--older-than <duration>', description: 'only instants older than this (by instant time) are failed writes', default: '1h', parse: parseDurationOpt },
@@ -211,6 +213,7 @@ export const remediationSpecs: CommandSpec[] = [
   {
     name: 'savepoint create',
     summary: 'Savepoint a completed commit (its files are kept by the cleaner; restore with savepoint rollback)',
+    writes: { plan: ['--dry-run'] },
     options: [
       { flags: '--commit <instant>', description: 'completed commit to savepoint (required)' },
       { flags: '--user <name>', description: 'savepointedBy (hudi-cli default "default"); the WebHDFS user comes from HADOOP_USER_NAME here', default: 'default' },
@@ -230,6 +233,7 @@ export const remediationSpecs: CommandSpec[] = [
   {
     name: 'savepoint delete',
     summary: 'Delete a savepoint',
+    writes: { plan: ['--dry-run'] },
     options: [{ flags: '--commit <instant>', description: 'savepoint to delete (required)' }, DRY_RUN, ...LOCK_OPTIONS, ...SPARK],
     async action(ctx, o) {
       const time = required(o, 'commit');
@@ -240,6 +244,7 @@ export const remediationSpecs: CommandSpec[] = [
   {
     name: 'savepoint rollback',
     summary: 'Restore the table to a savepoint: every later instant rolled back (a restore instant); drops a metadata table first',
+    writes: { plan: ['--dry-run'] },
     options: [
       { flags: '--savepoint <instant>', description: 'savepoint to restore to (required)' },
       { flags: '--force', description: 'restore although later instants have live heartbeats' },
@@ -263,6 +268,7 @@ export const remediationSpecs: CommandSpec[] = [
   {
     name: 'marker delete',
     summary: "Delete an instant's marker directory (.hoodie/.temp/<instant>)",
+    writes: { plan: ['--dry-run'] },
     options: [{ flags: '--commit <instant>', description: 'instant whose markers to delete (required)' }, { flags: '--force', description: 'delete although the instant has a live heartbeat' }, DRY_RUN, HEARTBEAT, ...LOCK_OPTIONS, ...SPARK],
     async action(ctx, o) {
       const time = required(o, 'commit');
@@ -274,6 +280,7 @@ export const remediationSpecs: CommandSpec[] = [
   {
     name: 'compaction unscheduleFileId',
     summary: 'Take one file group out of its pending compaction plan (v6: its log files renamed back onto the slice before)',
+    writes: { plan: ['--dryRun', 'true'], fixed: ['--dryRun'] },
     options: [
       { flags: '--fileId <id>', description: 'file id (required)' },
       { flags: '--partitionPath <path>', description: 'partition of the file group (default: any)' },
@@ -296,6 +303,7 @@ export const remediationSpecs: CommandSpec[] = [
   {
     name: 'compaction repair',
     summary: 'Use when compaction unschedule fails partially: align log files with a pending compaction plan (v6 renames)',
+    writes: { plan: ['--dryRun', 'true'], fixed: ['--dryRun'] },
     options: [
       { flags: '--instant <instant>', description: 'compaction instant (required)' },
       { flags: '--dryRun [bool]', description: 'show the renames, change nothing', default: false, parse: parseBool },
@@ -312,6 +320,7 @@ export const remediationSpecs: CommandSpec[] = [
   {
     name: 'repair addpartitionmeta',
     summary: 'Add .hoodie_partition_metadata to partition directories (at the table\'s partition depth) that lack it; dry run unless --dryrun false',
+    writes: { plan: ['--dryrun', 'true'], execute: ['--dryrun', 'false'], fixed: ['--dryrun'] },
     table: { limit: -1 },
     options: [{ flags: '--dryrun [bool]', description: 'only report (hudi-cli default true)', default: true, parse: parseBool }, ...LOCK_OPTIONS],
     async action(ctx, o) {
@@ -334,6 +343,7 @@ export const remediationSpecs: CommandSpec[] = [
   {
     name: 'repair overwrite-hoodie-props',
     summary: 'Overwrite hoodie.properties with a local file (safe update; checksum recomputed)',
+    writes: { plan: ['--dry-run'] },
     table: { limit: -1 },
     options: [{ flags: '--new-props-file <file>', description: 'local properties file (required)' }, DRY_RUN, ...LOCK_OPTIONS],
     async action(ctx, o) {
@@ -344,6 +354,7 @@ export const remediationSpecs: CommandSpec[] = [
   {
     name: 'repair corrupted clean files',
     summary: 'Delete pending clean instants whose plan cannot be read',
+    writes: { plan: ['--dry-run'] },
     table: { limit: -1 },
     options: [DRY_RUN, ...LOCK_OPTIONS],
     async action(ctx, o) {
@@ -379,6 +390,7 @@ export const remediationSpecs: CommandSpec[] = [
   {
     name: 'table update-configs',
     summary: 'Update hoodie.properties from a local properties file (safe update with backup and checksum)',
+    writes: { plan: ['--dry-run'] },
     table: { limit: -1 },
     options: [{ flags: '--props-file <file>', description: 'local properties file with the keys to set (required)' }, DRY_RUN, ...LOCK_OPTIONS],
     async action(ctx, o) {
@@ -389,6 +401,7 @@ export const remediationSpecs: CommandSpec[] = [
   {
     name: 'table delete-configs',
     summary: 'Delete keys from hoodie.properties (safe update with backup and checksum)',
+    writes: { plan: ['--dry-run'] },
     table: { limit: -1 },
     options: [{ flags: '--comma-separated-configs <keys>', description: 'keys to delete, comma-separated (required)' }, DRY_RUN, ...LOCK_OPTIONS],
     async action(ctx, o) {
@@ -399,6 +412,7 @@ export const remediationSpecs: CommandSpec[] = [
   {
     name: 'table recover-configs',
     summary: 'Recover hoodie.properties after a crashed update (from hoodie.properties.backup), then describe the table',
+    writes: { plan: ['--dry-run'] },
     table: { limit: -1 },
     options: [DRY_RUN, ...LOCK_OPTIONS],
     async action(ctx, o) {

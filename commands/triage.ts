@@ -122,14 +122,27 @@ export const triageSpecs: CommandSpec[] = [
   },
   {
     name: 'metrics',
-    summary: 'Table health metrics in Prometheus text format (for node_exporter textfile collector)',
-    options: [{ flags: '--format <format>', description: 'prometheus (default) or json', default: 'prometheus', choices: ['prometheus', 'json'] }, OLDER_THAN, BUCKET_INDEX],
+    summary: 'Table health metrics in Prometheus text format (for node_exporter textfile collector); --explain: each one for a person, with an alerting rule',
+    options: [
+      { flags: '--format <format>', description: 'prometheus (default) or json', default: 'prometheus', choices: ['prometheus', 'json'] },
+      { flags: '--explain', description: 'one row per sample: its value, what it measures, a PromQL alerting condition and whether it holds now (--json: the rows)' },
+      OLDER_THAN,
+      BUCKET_INDEX,
+    ],
+    jsonFields: async () => (await import('../src/views/metrics-explain.ts')).explainColumns.map((c) => c.key),
     async action(ctx, o) {
       const format = String(o.format ?? 'prometheus');
       if (format !== 'prometheus' && format !== 'json') throw new TblError('usage', `metrics --format must be prometheus or json, got '${format}'`);
       const { t, s } = await scan(ctx, o);
       const report = await t.doctor(s, { olderThanMs: olderThanMs(o), bucketIndex: o.bucketIndex as number | undefined });
       const m = t.tableMetrics(s, report);
+      if (o.explain === true) {
+        const v = await import('../src/views/metrics-explain.ts');
+        const rows = v.explainMetrics(m, Math.round(olderThanMs(o) / 1000));
+        await ctx.out.view(v.explainColumns, rows, outputOptions({ ...o, format: format === 'json' ? 'json' : undefined }));
+        ctx.out.info('each row is a gauge of `tblcli metrics` (labels table and path on every one); Alert When is a PromQL condition for an alerting rule, Now whether it holds on this run');
+        return 0;
+      }
       if (format === 'json' || (o.json !== undefined && o.json !== false)) ctx.out.json(m);
       else ctx.out.text(t.renderPrometheus(m));
     },

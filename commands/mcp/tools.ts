@@ -8,7 +8,18 @@ import { parseIntOpt, TABLE_OPTIONS } from '../spec.ts';
 /** Commands that are not table reads: they change things, open no table, or only make sense at a terminal. */
 const NOT_TOOLS = new Set(['connect', 'refresh', 'demo', 'man', 'mcp', 'completion', 'browse']);
 /** Flags a tool never takes: output shaping is the server's, storage access is fixed at start. */
-const SERVER_FLAGS = new Set(['--json', '--format', '--debug', '--no-pager', '--limit', '--path']);
+const SERVER_FLAGS = new Set(['--json', '--format', '--debug', '--no-pager', '--limit', '--path', '--sparkProperties', '--sparkMaster', '--sparkMemory']);
+/**
+ * Flags only a command that changes the table takes (a dry run, a confirmation, the table lock, the
+ * metadata-table mode). A command with one of them but no `writes` declaration is no tool at all:
+ * a new mutating command cannot become a read tool by omission (a test lists any such command).
+ */
+const WRITE_FLAGS = new Set(['--dry-run', '--dryRun', '--dryrun', '--yes', '--wait', '--lock-expire', '--metadata-table']);
+
+/** Commands that look mutating (a WRITE_FLAGS option) yet declare no `writes`: never offered as tools. */
+export function undeclaredWrites(specs: readonly CommandSpec[]): string[] {
+  return specs.filter((s) => !s.writes && (s.options ?? []).some((o) => WRITE_FLAGS.has(o.flags.split(/[ ,]/)[0]!))).map((s) => s.name);
+}
 
 export interface ToolParam {
   /** the JSON property name */
@@ -80,8 +91,9 @@ function toolOf(spec: CommandSpec, name: string, fields: string[], write?: ToolS
 /** The tools for `specs`: every table read, and (when allowed) every write that has a dry run. */
 export async function toolsFor(specs: readonly CommandSpec[], allowWrites: boolean): Promise<ToolSpec[]> {
   const out: ToolSpec[] = [];
+  const undeclared = new Set(undeclaredWrites(specs));
   for (const spec of specs) {
-    if (spec.needsTable === false || NOT_TOOLS.has(spec.name.split(' ')[0]!) || spec.args) continue;
+    if (spec.needsTable === false || NOT_TOOLS.has(spec.name.split(' ')[0]!) || spec.args || undeclared.has(spec.name)) continue;
     const fields = spec.jsonFields ? await spec.jsonFields() : [];
     if (!spec.writes || spec.writes.alsoRead) out.push(toolOf(spec, spec.name, fields));
     if (spec.writes?.plan && allowWrites) out.push(toolOf(spec, spec.writes.tool ?? spec.name, [], spec.writes));

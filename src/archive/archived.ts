@@ -48,9 +48,9 @@ export interface LoadArchivedOptions {
 }
 
 export const ARCHIVE_FILE_PREFIX = '.commits_.archive';
-const LSM_FILE = /^(\d+)_(\d+)_(\d)\.parquet$/;
-const MANIFEST_FILE = /^manifest_(\d+)$/;
-const VERSION_FILE = '_version_';
+export const LSM_FILE = /^(\d+)_(\d+)_(\d)\.parquet$/;
+export const MANIFEST_FILE = /^manifest_(\d+)$/;
+export const VERSION_FILE = '_version_';
 
 function inRange(t: string, o: LoadArchivedOptions): boolean {
   return (o.startTs === undefined || t >= o.startTs) && (o.endTs === undefined || t <= o.endTs);
@@ -215,7 +215,7 @@ export function decodeInstantBytes(bytes: Uint8Array | undefined | null, path: s
  * Rows of one LSM parquet file. hyparquet is called directly (not src/parquet) because the `metadata`
  * and `plan` columns are un-annotated BYTE_ARRAY and must stay bytes (utf8: false).
  */
-async function readLsmRows(storage: Storage, path: string, fileLen: number, columns?: string[]): Promise<Record<string, unknown>[]> {
+export async function readLsmRows(storage: Storage, path: string, fileLen: number, columns?: string[]): Promise<Record<string, unknown>[]> {
   const size = fileLen > 0 ? fileLen : (await storage.stat(path)).size;
   try {
     return (await parquetReadObjects({ file: asyncBufferOf(storage, path, size), columns, compressors, utf8: false })) as Record<

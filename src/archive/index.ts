@@ -1,6 +1,10 @@
 export {
   loadArchivedTimeline,
   readLsmManifest,
+  readLsmRows,
+  LSM_FILE,
+  MANIFEST_FILE,
+  VERSION_FILE,
   decodeInstantBytes,
   fromArchivedMetaEntry,
   archivedMetadataField,

@@ -46,9 +46,15 @@ function encodeMetadataMap(h: BlockHeader): Uint8Array {
   return out;
 }
 
+/** A header (or footer) as written; encode one once with encodeBlockHeader when many blocks share it. */
+export function encodeBlockHeader(h: BlockHeader): Uint8Array {
+  return encodeMetadataMap(h);
+}
+
 export interface LogBlockSpec {
   type: LogBlockType;
-  header: BlockHeader;
+  /** the entries, or their encoding (encodeBlockHeader) */
+  header: BlockHeader | Uint8Array;
   content: Uint8Array;
   /** always empty in every Hudi version */
   footer?: BlockHeader;
@@ -58,7 +64,7 @@ export interface LogBlockSpec {
 export function encodeLogBlock(block: LogBlockSpec): Uint8Array {
   const typeOrdinal = BLOCK_TYPES.indexOf(block.type);
   if (typeOrdinal < 0 || block.type === 'CORRUPT_BLOCK') throw new TblError('logfile', `cannot write a ${block.type}`);
-  const header = encodeMetadataMap(block.header);
+  const header = block.header instanceof Uint8Array ? block.header : encodeMetadataMap(block.header);
   const footer = encodeMetadataMap(block.footer ?? []);
   // HoodieLogFormatWriter.getLogBlockLength: version + type + header + contentLength + content + footer + trailer
   const blockSize = 4 + 4 + header.length + 8 + block.content.length + footer.length + 8;

@@ -16,3 +16,4 @@ export * from './keys.ts';
 export * from './records.ts';
 // column-stats.ts (parquet footers → records) is imported directly: it loads hyparquet, which the
 // read-only metadata commands do not need
+export { readRecordIndex, RECORD_INDEX_PARTITION, type RecordLocation } from './record-index.ts';

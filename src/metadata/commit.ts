@@ -422,17 +422,27 @@ export interface EncodeAvroCommitOptions extends WriteAvroOptions {
   replace?: boolean;
 }
 
-/** Avro object container (HoodieCommitMetadata or HoodieReplaceCommitMetadata), as layout-2 timelines hold. */
-export function encodeCommitMetadataAvro(m: CommitMetadata, opts: EncodeAvroCommitOptions = {}): Uint8Array {
+/**
+ * The Avro HoodieCommitMetadata / HoodieReplaceCommitMetadata record of a metadata (what Java's
+ * Jackson convertValue builds from the POJO); `version` defaults to 1 as the Avro builder sets it.
+ */
+export function commitMetadataToAvroRecord(m: CommitMetadata, opts: { replace?: boolean; version?: number | null } = {}): Record<string, unknown> {
   const replace = opts.replace ?? m.partitionToReplaceFileIds !== undefined;
   const rec: Rec = {
     partitionToWriteStats: mapValues(m.partitionToWriteStats, (stats) => (stats as WriteStat[]).map(statToAvro)),
     compacted: m.compacted,
     extraMetadata: m.extraMetadata,
-    version: m.version === undefined ? 1 : m.version,
+    version: opts.version !== undefined ? opts.version : m.version === undefined ? 1 : m.version,
     operationType: m.operationType,
   };
   if (replace) rec.partitionToReplaceFileIds = m.partitionToReplaceFileIds ?? {};
+  return rec;
+}
+
+/** Avro object container (HoodieCommitMetadata or HoodieReplaceCommitMetadata), as layout-2 timelines hold. */
+export function encodeCommitMetadataAvro(m: CommitMetadata, opts: EncodeAvroCommitOptions = {}): Uint8Array {
+  const replace = opts.replace ?? m.partitionToReplaceFileIds !== undefined;
+  const rec = commitMetadataToAvroRecord(m, { replace });
   return writeAvroContainer(replace ? SCHEMAS.HoodieReplaceCommitMetadata : SCHEMAS.HoodieCommitMetadata, [rec], opts);
 }
 

@@ -19,6 +19,7 @@ export {
   decodeCommitTotals,
   encodeCommitMetadataJson,
   encodeCommitMetadataAvro,
+  commitMetadataToAvroRecord,
   emptyCommitMetadata,
   newWriteStat,
   commitTotals,

@@ -328,6 +328,84 @@ export class PackedColumn {
     this.length += n;
   }
 
+  /**
+   * Appends value row[i] of column srcs[chunk[i]] for i in [from, to) (same type): the gather of a
+   * sorted output. Fixed-width values are copied as 32-bit words (bit-exact, NaN payloads too).
+   */
+  appendGather(srcs: readonly PackedColumn[], chunk: Int32Array, row: Int32Array, from: number, to: number): void {
+    const n = to - from;
+    if (n <= 0) return;
+    this.growRows(n);
+    const nl = this.nulls;
+    const at0 = this.length;
+    let nullCount = 0;
+    if (srcs.every((c) => c.nullCount === 0)) nl.fill(0, at0, at0 + n);
+    else {
+      const nullsOf = srcs.map((c) => c.nulls);
+      for (let i = from; i < to; i++) {
+        const x = nullsOf[chunk[i]!]![row[i]!]!;
+        nl[at0 + i - from] = x;
+        nullCount += x;
+      }
+    }
+    const w = this.width;
+    if (w === 4 || w === 8) {
+      this.growBytes(n * w);
+      const words = w >> 2;
+      const dst = new Int32Array(this.data.buffer, this.data.byteOffset, this.data.byteLength >> 2);
+      const views = srcs.map((c) => new Int32Array(c.data.buffer, c.data.byteOffset, c.data.byteLength >> 2));
+      let d = this.size >> 2;
+      for (let i = from; i < to; i++) {
+        const v = views[chunk[i]!]!;
+        const s = row[i]! * words;
+        dst[d++] = v[s]!;
+        if (words === 2) dst[d++] = v[s + 1]!;
+      }
+      this.size += n * w;
+    } else if (w) {
+      this.growBytes(n * w);
+      const d = this.data;
+      let at = this.size;
+      for (let i = from; i < to; i++) {
+        const src = srcs[chunk[i]!]!;
+        const s = row[i]! * w;
+        for (let k = 0; k < w; k++) d[at++] = src.data[s + k]!;
+      }
+      this.size = at;
+    } else {
+      const offsOf = srcs.map((c) => c.offsets);
+      const dataOf = srcs.map((c) => c.data);
+      let bytes = 0;
+      for (let i = from; i < to; i++) {
+        const so = offsOf[chunk[i]!]!;
+        const r = row[i]!;
+        bytes += so[r + 1]! - so[r]!;
+      }
+      this.growBytes(bytes);
+      const d = this.data;
+      const o = this.offsets;
+      let at = this.size;
+      let k = at0;
+      for (let i = from; i < to; i++) {
+        const c = chunk[i]!;
+        const so = offsOf[c]!;
+        const sd = dataOf[c]!;
+        const r = row[i]!;
+        const s = so[r]!;
+        const e = so[r + 1]!;
+        if (e - s <= 32) for (let b = s; b < e; b++) d[at++] = sd[b]!;
+        else {
+          d.set(sd.subarray(s, e), at);
+          at += e - s;
+        }
+        o[++k] = at;
+      }
+      this.size = at;
+    }
+    this.nullCount += nullCount;
+    this.length += n;
+  }
+
   /** Number of nulls among values [from, to). */
   nullsIn(from: number, to: number): number {
     if (this.nullCount === 0) return 0;

@@ -360,6 +360,8 @@ function columnPages(col: PackedColumn, element: SchemaElement, pageSize: number
   const optional = element.repetition_type !== 'REQUIRED';
   if (!optional && col.nullCount) throw new Error(`parquet required value is undefined in ${element.name}`);
   const stats = statistics(col, d ? d.dict : col, element);
+  // hyparquet-writer writes a BOOLEAN chunk of more than 16 values RLE-encoded (writeColumn)
+  const booleanRle = col.type === 'BOOLEAN' && !d && n > 16;
   // page boundaries on the estimated value sizes hyparquet-writer uses (indexes count 4 bytes)
   const bounds: number[] = [0];
   let acc = 0;
@@ -421,7 +423,8 @@ function columnPages(col: PackedColumn, element: SchemaElement, pageSize: number
       }
       const bitWidth = Math.ceil(Math.log2(maxIndex + 1));
       values = rleHybrid(idx, idx.length, bitWidth, bitWidth);
-    } else values = plainBytes(col, from, to);
+    } else if (booleanRle) values = rleBooleans(col, from, to);
+    else values = plainBytes(col, from, to);
     pages.push({
       dictionary: false,
       levels: levelBytes,
@@ -429,10 +432,22 @@ function columnPages(col: PackedColumn, element: SchemaElement, pageSize: number
       numValues: to - from,
       numNulls,
       firstRow: from,
-      encoding: d ? 'RLE_DICTIONARY' : 'PLAIN',
+      encoding: d ? 'RLE_DICTIONARY' : booleanRle ? 'RLE' : 'PLAIN',
     });
   }
   return { pages, dict: d?.dict, stats };
+}
+
+/** The non-null booleans of rows [from, to) RLE/bit-packed at width 1, after their 4-byte byte length (as hyparquet-writer's RLE pages). */
+function rleBooleans(col: PackedColumn, from: number, to: number): Uint8Array {
+  const bits = scratchLevels(to - from);
+  let k = 0;
+  for (let i = from; i < to; i++) if (!col.nulls[i]) bits[k++] = col.data[i] ? 1 : 0;
+  const body = rleHybrid(bits, k, 1);
+  const out = new Uint8Array(4 + body.length);
+  viewOf(out).setUint32(0, body.length, true);
+  out.set(body, 4);
+  return out;
 }
 
 interface EncodedColumn {
@@ -577,7 +592,8 @@ function openPackedGroupEncoder(opts: PackedWriterOptions): PackedGroupEncoder {
         put(bytes);
         encodings.push('PLAIN');
       }
-      encodings.push(c.dict ? 'RLE_DICTIONARY' : 'PLAIN');
+      const dataEncoding: Encoding = c.dict ? 'RLE_DICTIONARY' : (c.pages[0]?.encoding ?? 'PLAIN');
+      encodings.push(dataEncoding);
       const dataOffset = BigInt(at);
       const locations: OffsetIndex['page_locations'] = [];
       for (const page of c.pages) {
@@ -616,7 +632,7 @@ function openPackedGroupEncoder(opts: PackedWriterOptions): PackedGroupEncoder {
           statistics: c.stats as NonNullable<ColumnChunk['meta_data']>['statistics'],
           encoding_stats: [
             ...(c.dict ? [{ page_type: 'DICTIONARY_PAGE' as const, encoding: 'PLAIN' as const, count: 1 }] : []),
-            { page_type: 'DATA_PAGE_V2' as const, encoding: c.dict ? ('RLE_DICTIONARY' as const) : ('PLAIN' as const), count: c.pages.length },
+            { page_type: 'DATA_PAGE_V2' as const, encoding: dataEncoding, count: c.pages.length },
           ],
         },
         file_offset: BigInt(offsetStart),

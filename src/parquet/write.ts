@@ -275,6 +275,10 @@ export interface HoodieParquetWriteOptions {
   bloomFilter?: BloomFilterOptions | false;
   /** Field holding the record key; default `_hoodie_record_key`. */
   recordKeyField?: string;
+  /** false: no hoodie_min/max_record_key footer (Hudi writes them only with the bloom filter support on) */
+  recordKeyFooter?: boolean;
+  /** false: no column statistics (default true) */
+  statistics?: boolean;
   createdBy?: string;
 }
 
@@ -388,13 +392,13 @@ export function hoodieFooterKv(schema: AvroRecordSchema, keys: RecordKeyTracker)
 }
 
 /** ParquetWriter options common to both writers. */
-export function hoodieWriterOptions(p: PreparedHoodieSchema, opts: { codec?: ParquetCodec; gzipLevel?: number; createdBy?: string }) {
+export function hoodieWriterOptions(p: PreparedHoodieSchema, opts: { codec?: ParquetCodec; gzipLevel?: number; createdBy?: string; statistics?: boolean }) {
   return {
     // hyparquet-writer bundles its own hyparquet copy; the SchemaElement shapes are identical
     schema: p.parquetSchema as NonNullable<Parameters<typeof parquetWrite>[0]['schema']>,
     codec: (opts.codec ?? 'GZIP') as CompressionCodec,
     compressors: compressorsFor(opts.gzipLevel),
-    statistics: true,
+    statistics: opts.statistics ?? true,
     statisticsTruncateLength: Infinity,
     createdBy: opts.createdBy ?? DEFAULT_CREATED_BY,
   };
@@ -425,7 +429,7 @@ export function writeHoodieParquet(opts: HoodieParquetWriteOptions): HoodieParqu
       ...hoodieWriterOptions(p, opts),
       rowGroupSize: opts.rowGroupSize ?? 1_000_000,
       pageSize: opts.pageSize ?? 1048576,
-      kvMetadata: hoodieFooterKv(schema, keys),
+      kvMetadata: hoodieFooterKv(schema, keys).filter((kv) => opts.recordKeyFooter !== false || (kv.key !== FOOTER_MIN_RECORD_KEY && kv.key !== FOOTER_MAX_RECORD_KEY)),
     });
   } catch (e) {
     throw writeFailed(schema, e);

@@ -1,4 +1,4 @@
-// A progress line for long work (compaction, clean): what is done of the total, throughput and ETA,
+// A progress line for long work (compaction now): what is done of the total, throughput and ETA,
 // fitted to the width. Formatting only; commands/progress.ts decides when and where it is drawn.
 import { humanDuration } from './time-chart.ts';
 
@@ -10,8 +10,10 @@ export interface ProgressState {
   records: number;
   bytes: number;
   elapsedMs: number;
-  /** facts left out of the line (a clean counts files: no records; no bytes when sizes are not read) */
-  omit?: { records?: boolean; bytes?: boolean };
+  /** the work has no records to count (archival) */
+  noRecords?: boolean;
+  /** the work's bytes are not counted (a clean's deletes): the rate is in units per second */
+  noBytes?: boolean;
 }
 
 /** 1.2k, 3.4M: counts for a narrow line. */
@@ -46,8 +48,9 @@ function facts(s: ProgressState): string[] {
   const e = eta(s);
   return [
     `${s.done}/${s.total} ${s.unit}`,
-    ...(s.omit?.records ? [] : [`${shortCount(s.records)} records`]),
-    ...(s.omit?.bytes ? [`${shortCount(Math.round(s.done / secs))} ${s.unit}/s`] : [shortBytes(s.bytes), `${shortBytes(Math.round(s.bytes / secs))}/s`]),
+    // work without records (archival: instants) shows none rather than "0 records"
+    ...(s.noRecords ? [] : [`${shortCount(s.records)} records`]),
+    ...(s.noBytes ? [`${shortCount(Math.round(s.done / secs))} ${s.unit}/s`] : [shortBytes(s.bytes), `${shortBytes(Math.round(s.bytes / secs))}/s`]),
     e === undefined ? `elapsed ${humanDuration(s.elapsedMs)}` : `ETA ${humanDuration(e)}`,
   ];
 }

@@ -21,6 +21,7 @@ import {
   isDelete,
   mdtWriterSchema,
   partitionListRecord,
+  recordIndexRecord,
   type MetadataUpsert,
 } from '../mdt/index.ts';
 import {
@@ -56,9 +57,19 @@ export interface MetadataTablePlan {
   drop: string[];
 }
 
+/** Where a clustering put each record: the keys of one new base file. */
+export interface RecordLocations {
+  partition: string;
+  fileId: string;
+  keys: string[];
+}
+
 export type MetadataChange =
-  /** recordIndexDeletes: record keys the write deleted (their record_index entries go) */
-  | { kind: 'commit'; metadata: CommitMetadata; recordIndexDeletes?: string[] }
+  /**
+   * recordLocations: the record_index updates of a clustering (every key of every new file);
+   * recordIndexDeletes: record keys the write deleted (their record_index entries go)
+   */
+  | { kind: 'commit'; metadata: CommitMetadata; recordLocations?: RecordLocations[]; recordIndexDeletes?: string[] }
   | { kind: 'clean'; metadata: CleanMetadata }
   | { kind: 'rollback'; target: string; metadata: RollbackMetadata };
 
@@ -221,7 +232,7 @@ async function newestHFile(w: MdtWriteTarget, slice: FileSlice): Promise<{ key: 
 }
 
 /** convertMetadataToRecords(HoodieCommitMetadata): files, bloom_filters, column_stats of the new files; record_index for clustering. */
-async function commitRecords(t: Table, w: MdtWriteTarget, plan: MetadataTablePlan, instant: string, m: CommitMetadata): Promise<Map<string, MetadataUpsert[]>> {
+async function commitRecords(t: Table, w: MdtWriteTarget, plan: MetadataTablePlan, instant: string, m: CommitMetadata, locations?: RecordLocations[]): Promise<Map<string, MetadataUpsert[]>> {
   const out = new Map<string, MetadataUpsert[]>();
   const want = new Set(plan.update);
   const stats = Object.entries(m.partitionToWriteStats).flatMap(([partition, list]) => list.map((s) => ({ partition, s })));
@@ -247,6 +258,17 @@ async function commitRecords(t: Table, w: MdtWriteTarget, plan: MetadataTablePla
     }
     if (want.has('bloom_filters')) out.set('bloom_filters', bloom);
     if (want.has('column_stats')) out.set('column_stats', colStats);
+  }
+  if (want.has('record_index') && locations) {
+    // the location of every moved record: its new file group at the clustering instant (the table's time zone)
+    const encoding = t.config.props.get('hoodie.record.index.fileid.encoding') === '1' ? 1 : 0;
+    // a key held by more than one input group (a table with duplicates) gets one entry, the last, as
+    // the MDT's upsert combines records of one key
+    const byKey = new Map<string, RecordLocations>();
+    for (const l of locations) for (const k of l.keys) byKey.set(k, l);
+    const recs: MetadataUpsert[] = [];
+    for (const [k, l] of byKey) recs.push(recordIndexRecord(k, l.partition, l.fileId, instant, { encoding, timeZone: t.config.timezone }));
+    out.set('record_index', recs);
   }
   return out;
 }
@@ -308,8 +330,10 @@ export async function metadataTableChange(t: Table, plan: MetadataTablePlan, ins
   const partitions = change.kind === 'rollback' ? ['files'] : plan.update;
   const w = await openMdtWriteTarget(t, partitions.filter((p) => t.config.metadataPartitions.includes(p)));
   if (change.kind === 'commit') {
-    const recs = await commitRecords(t, w, plan, instant, change.metadata);
-    if (change.recordIndexDeletes && plan.update.includes('record_index')) recs.set('record_index', change.recordIndexDeletes.map((key) => ({ key, deleted: true })));
+    const recs = await commitRecords(t, w, plan, instant, change.metadata, change.recordLocations);
+    if (change.recordIndexDeletes && plan.update.includes('record_index')) {
+      recs.set('record_index', [...(recs.get('record_index') ?? []), ...change.recordIndexDeletes.map((key) => ({ key, deleted: true as const }))]);
+    }
     await writeMdtDeltacommit(w, instant, encodeAll(w, recs), opts);
     return;
   }

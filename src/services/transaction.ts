@@ -100,6 +100,11 @@ export interface CommitSpec {
   content: (layout: 1 | 2) => Uint8Array;
   /** what the metadata table must receive in the same transaction */
   mdt: MetadataChange;
+  /**
+   * Under the lock, after the ownership check and before anything is written: throws to abort the
+   * commit (clustering: a writer that committed to an input file group meanwhile).
+   */
+  check?: (t: Table, tl: Timeline) => Promise<void>;
 }
 
 /**
@@ -207,6 +212,7 @@ export class Attempt {
       if (!mine || mine.state !== 'INFLIGHT') {
         throw new TblError('conflict', `${this.action} ${this.instant} is no longer inflight (${mine ? mine.state.toLowerCase() : 'gone'}): another process rolled it back or completed it`, { instant: this.instant });
       }
+      await spec.check?.(t, tl);
       if (this.mdt) {
         await metadataTableChange(t, this.mdt, this.instant, spec.mdt, { ...this.opts, keepAlive: () => lock.keepAlive() });
         await this.opts.onPoint?.('after-mdt-commit');

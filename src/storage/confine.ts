@@ -41,7 +41,7 @@ function escapeError(entry: string, ctx: EntryContext, why: string, basePath: st
 
 /** Why a '/'-separated path is unsafe as written (a `..` segment, raw or percent-encoded; a NUL), or undefined. */
 export function unsafeSegment(path: string): string | undefined {
-  // the common case (a clean checks a million paths): nothing that could spell '..' or a NUL
+  // the common case, checked without splitting (every storage call of a write goes through here)
   if (!path.includes('..') && !path.includes('%') && !path.includes('\0')) return undefined;
   for (const seg of path.split('/')) {
     let decoded = seg;
@@ -180,6 +180,15 @@ export function confineStorage(storage: Storage, root: string): Storage {
     confined.readEach = async (paths, fn) => {
       for (const p of paths) await check('read', p);
       return storage.readEach!(paths, fn);
+    };
+  }
+  if (storage.deleteEach) {
+    confined.deleteEach = async (paths) => {
+      for (const p of paths) {
+        if (p === root) throw new TblError('bug', `refused to delete the table root ${storage.uri(root)}`);
+        await check('delete', p);
+      }
+      return storage.deleteEach!(paths);
     };
   }
   if (s.pathOfUri) (confined as ConfinableStorage).pathOfUri = (u) => s.pathOfUri!(u);

@@ -2,7 +2,7 @@ import * as fs from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { STORAGE_ERROR_WORDS, StorageError, type StorageErrorCode } from '../errors/index.ts';
-import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync, unlinkSync } from 'node:fs';
 import type { ContentSummary, DeleteOptions, FileStatus, ListOptions, Storage } from './types.ts';
 
 function codeOf(e: unknown): StorageErrorCode {
@@ -298,14 +298,14 @@ export class LocalStorage implements Storage {
   }
 
   async delete(path: string, opts: DeleteOptions = {}): Promise<boolean> {
-    // a file (what a clean deletes by the million) costs one unlink(2); a directory is found by its error
+    // a file is the common case: one unlink, no stat first
     try {
       await fs.unlink(path);
       return true;
     } catch (e) {
       const code = (e as NodeJS.ErrnoException)?.code;
       if (code === 'ENOENT') return false;
-      if (code !== 'EISDIR' && code !== 'EPERM') throw fail('delete', path, e);
+      if (code !== 'EISDIR' && code !== 'EPERM' && code !== 'EACCES') throw fail('delete', path, e);
     }
     let st: import('node:fs').Stats;
     try {
@@ -314,14 +314,34 @@ export class LocalStorage implements Storage {
       if (codeOf(e) === 'not-found') return false;
       throw fail('delete', path, e);
     }
-    if (!st.isDirectory()) throw fail('delete', path, Object.assign(new Error('operation not permitted'), { code: 'EPERM' }));
     try {
-      if (opts.recursive) await fs.rm(path, { recursive: true });
-      else await fs.rmdir(path);
+      if (st.isDirectory()) {
+        if (opts.recursive) await fs.rm(path, { recursive: true });
+        else await fs.rmdir(path);
+      } else {
+        await fs.unlink(path);
+      }
       return true;
     } catch (e) {
       throw fail('delete', path, e);
     }
+  }
+
+  /** Synchronous unlinks, in order: no thread-pool hop per file (archival deletes 30,000 timeline files). */
+  async deleteEach(paths: readonly string[]): Promise<boolean[]> {
+    const out: boolean[] = [];
+    for (const p of paths) {
+      try {
+        unlinkSync(p);
+        out.push(true);
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException)?.code;
+        if (code === 'ENOENT') out.push(false);
+        else if (code === 'EISDIR' || code === 'EPERM' || code === 'EACCES') out.push(await this.delete(p));
+        else throw fail('delete', p, e);
+      }
+    }
+    return out;
   }
 
   async mkdirs(path: string): Promise<void> {

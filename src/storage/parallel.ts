@@ -22,3 +22,17 @@ export function readEach<T>(storage: Storage, paths: readonly string[], limit: n
   if (storage.readEach) return storage.readEach(paths, fn);
   return mapLimit(paths, limit, async (p, i) => fn(await storage.readFile(p), i));
 }
+
+/**
+ * Deletes files in order (Storage.deleteEach when the backend has it, else delete one at a time, or
+ * with `limit` in flight when the order does not matter). False where nothing was there.
+ */
+export async function deleteEach(storage: Storage, paths: readonly string[], opts: { ordered: boolean; limit?: number }): Promise<boolean[]> {
+  if (storage.deleteEach) return storage.deleteEach(paths);
+  if (opts.ordered) {
+    const out: boolean[] = [];
+    for (const p of paths) out.push(await storage.delete(p));
+    return out;
+  }
+  return mapLimit(paths, opts.limit ?? 16, (p) => storage.delete(p));
+}

@@ -66,6 +66,12 @@ export interface Storage {
   rename(from: string, to: string): Promise<void>;
   /** Returns false when nothing was there. A non-empty directory needs `recursive`. */
   delete(path: string, opts?: DeleteOptions): Promise<boolean>;
+  /**
+   * Optional batch form of delete for many files: one after another in the given order (a caller may
+   * rely on the order), false where nothing was there. Use deleteEach() from this module, which falls
+   * back to delete.
+   */
+  deleteEach?(paths: readonly string[]): Promise<boolean[]>;
   mkdirs(path: string): Promise<void>;
   contentSummary(path: string): Promise<ContentSummary>;
   close(): Promise<void>;

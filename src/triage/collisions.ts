@@ -15,6 +15,11 @@ export interface CollisionOptions {
 
 const SERVICE_ACTIONS = new Set(['compaction', 'logcompaction', 'clustering']);
 
+/** A table service's write (a v6 clustering completes as a plain replacecommit with operationType CLUSTER). */
+function isService(w: InstantWrites): boolean {
+  return SERVICE_ACTIONS.has(w.instant.effectiveAction) || w.operationType === 'CLUSTER' || w.operationType === 'COMPACT';
+}
+
 function isCreate(prev: string | null | undefined): boolean {
   return prev === null || prev === undefined || prev === 'null' || prev === '';
 }
@@ -104,7 +109,7 @@ export async function findCollisions(scan: TableScan, opts: CollisionOptions = {
         per.set(k, t);
         touch(s.partitionPath, s.fileId).list.push(t);
       }
-      if (isCreate(s.prevCommit) && !SERVICE_ACTIONS.has(w.instant.effectiveAction)) t.created = true;
+      if (isCreate(s.prevCommit) && !isService(w)) t.created = true;
       if (s.path) t.files.push(s.path);
     }
   }
@@ -151,7 +156,7 @@ export async function findCollisions(scan: TableScan, opts: CollisionOptions = {
         ),
       );
     }
-    const writers = list.filter((t) => !SERVICE_ACTIONS.has(t.w.instant.effectiveAction));
+    const writers = list.filter((t) => !isService(t.w));
     for (let i = 0; i < writers.length; i++) {
       for (let j = i + 1; j < writers.length; j++) {
         const a = writers[i]!;
@@ -208,7 +213,7 @@ export async function findCollisions(scan: TableScan, opts: CollisionOptions = {
     if (!t) continue;
     for (const c of t.list) {
       const w = c.w;
-      if (w.instant.requestedTime <= p.instant || SERVICE_ACTIONS.has(w.instant.effectiveAction)) continue;
+      if (w.instant.requestedTime <= p.instant || isService(w)) continue;
       const names = c.files.map((f) => baseName(f));
       const wroteBase = names.some((n) => parseBaseFileName(n) !== undefined);
       // layout 1: a log appended against the old slice (named after the old base instant) instead of the plan's instant
@@ -218,6 +223,28 @@ export async function findCollisions(scan: TableScan, opts: CollisionOptions = {
         finding('write-under-pending-plan', p.kind === 'compaction' && wroteBase ? 'error' : 'warning', p.partition, p.fileId, [p.instant, w.instant.requestedTime], c.files,
           `${window(w)} wrote ${names.join(', ') || 'file group ' + p.fileId} while pending ${p.kind} ${p.instant} holds file group ${p.fileId}`),
       );
+    }
+  }
+
+  // completed clusterings that raced a writer: a write to an input file group that completed after the
+  // plan was made is lost once the replacecommit hides the group (format-services-write.md §2.6)
+  for (const r of scan.writes) {
+    const clustering = r.instant.state === 'COMPLETED' && (r.instant.effectiveAction === 'clustering' || r.operationType === 'CLUSTER');
+    if (!clustering || r.startMs === undefined) continue;
+    for (const g of r.replaced) {
+      const t = touches.get(key(g.partition, g.fileId));
+      if (!t) continue;
+      for (const c of t.list) {
+        const w = c.w;
+        // a writer that created the group is reported as a service race above
+        if (w === r || c.created || isService(w) || w.instant.state !== 'COMPLETED') continue;
+        const after = w.instant.requestedTime > r.instant.requestedTime || (w.endMs !== undefined && w.endMs > r.startMs);
+        if (!after) continue;
+        add(
+          finding('write-under-pending-plan', 'error', g.partition, g.fileId, [r.instant.requestedTime, w.instant.requestedTime], c.files,
+            `${window(w)} wrote file group ${g.fileId} after clustering ${window(r)} planned it; the completed clustering replaced the group, so that write is not in the table`),
+        );
+      }
     }
   }
 
@@ -297,7 +324,7 @@ export async function findCollisions(scan: TableScan, opts: CollisionOptions = {
         for (let j = i + 1; j < instants.length; j++) {
           const a = byTime.get(instants[i]!);
           const b = byTime.get(instants[j]!);
-          if (!a || !b || SERVICE_ACTIONS.has(a.instant.effectiveAction) || SERVICE_ACTIONS.has(b.instant.effectiveAction)) continue;
+          if (!a || !b || isService(a) || isService(b)) continue;
           if (!overlaps(a, b, scan) || reportedPairs.has(pairKey(partition, fileId, instants[i]!, instants[j]!))) continue;
           add(finding('overlapping-log-appends', 'warning', partition, fileId, [instants[i]!, instants[j]!],
             list.filter((l) => l.instant === instants[i] || l.instant === instants[j]).map((l) => relPath(partition, l.name)),

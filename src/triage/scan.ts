@@ -42,6 +42,8 @@ export interface InstantWrites {
   stats: WriteRef[];
   /** partitionToReplaceFileIds of a completed replacecommit */
   replaced: { partition: string; fileId: string }[];
+  /** operationType of the completed metadata (CLUSTER for a v6 clustering replacecommit) */
+  operationType?: string;
   /** epoch ms of the requested time */
   startMs?: number;
   /** epoch ms of the completion time (layout 2 names, layout 1 file mtime); undefined while pending */
@@ -208,6 +210,7 @@ export async function scanTable(table: Table, opts: ScanOptions = {}): Promise<T
     if (!state || !file || file.size === 0 || planOnly) return out;
     try {
       const m = decodeCommitMetadata(await tl.read(i, state, false), { path: storage.uri(file.path) });
+      if (m.operationType) out.operationType = m.operationType;
       for (const stats of Object.values(m.partitionToWriteStats)) {
         for (const s of stats) out.stats.push({ fileId: s.fileId, partitionPath: s.partitionPath, prevCommit: s.prevCommit ?? null, path: s.path ?? null });
       }

@@ -3,7 +3,7 @@
 // what the CLI prints with --json for the same arguments, paged; errors are tool errors with the CLI's
 // one-line message; a mutating tool is absent without --allow-writes, plans without a token (the table
 // byte-identical), refuses a token made stale by a timeline change, and executes with a valid one.
-import { cpSync, existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -12,7 +12,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { HAVE_FIXTURES, table, tableFresh } from '../support/fixtures.ts';
 import { LOCKS_AND_HEARTBEATS, treeDigest } from '../support/files.ts';
 import { runCli } from '../support/run-cli.ts';
+import { allCommands } from '../../commands/registry.ts';
+import { toolsFor, undeclaredWrites } from '../../commands/mcp/tools.ts';
 import { demoTable } from '../triage/support.ts';
+import { writeArchivalTable } from '../services/support/archival-table.ts';
 import { predictClean } from '../services/support/clean-oracle.ts';
 import { GenTable } from '../services/support/gen-table.ts';
 
@@ -122,6 +125,10 @@ describe('tblcli mcp: write tools', () => {
   it('absent without --allow-writes; plan + token; a stale token after a timeline change is refused; a valid one executes as the CLI does', async () => {
     const now = new Date();
     const { dir } = await demoTable(8, now);
+    // every file an hour old: --older-than 1s gives the same answer in the plan and in the CLI run
+    // after it, however slow the machine (a file written just now crossed the 1 s line in between)
+    const old = new Date(Date.now() - 3600_000);
+    for (const f of readdirSync(dir, { recursive: true, encoding: 'utf8' })) if (statSync(join(dir, f)).isFile()) utimesSync(join(dir, f), old, old);
     const ro = await connect(['--path', dir]);
     expect((await ro.listTools()).tools.map((t) => t.name)).not.toContain('orphans_delete');
     expect((await call(ro, 'orphans_delete', {})).s.class).toBe('usage');
@@ -184,6 +191,39 @@ describe('tblcli mcp: write tools', () => {
     for (const f of want.files) expect(existsSync(join(g.base, f))).toBe(false);
   });
 
+  it('every command that changes a table is a write tool, never a read tool (fail-closed: an undeclared one is no tool)', async () => {
+    const specs = await allCommands();
+    expect(undeclaredWrites(specs), 'commands with a dry run, --yes or the lock options must declare `writes`').toEqual([]);
+    const writes = specs.filter((s) => s.writes && !s.writes.alsoRead).map((s) => s.name);
+    for (const n of ['commit rollback', 'rollback failed', 'savepoint create', 'savepoint rollback', 'marker delete', 'metadata delete', 'table update-configs', 'compaction run']) expect(writes).toContain(n);
+    const ro = (await toolsFor(specs, false)).map((t) => t.spec.name);
+    for (const n of writes) expect(ro, n).not.toContain(n);
+    const rw = await toolsFor(specs, true);
+    for (const n of writes) expect(rw.filter((t) => t.spec.name === n && t.write).length, n).toBe(1);
+    // a command that only looks mutating, undeclared: not offered at all
+    const fake = { name: 'frobnicate table', summary: 'x', options: [{ flags: '--dry-run', description: 'x' }], action: async () => 0 };
+    expect(await toolsFor([fake], true)).toEqual([]);
+  });
+
+  it.skipIf(!HAVE_FIXTURES)('commit rollback: the plan is the dry run (table byte-identical), the token rolls back exactly that commit', async () => {
+    const base = tableFresh('quickstart_trips_table/mor/avro/v6_trips_8i1u');
+    const latest = ((await cliJson(['commits', 'show', '--path', base])) as { commitTime: string }[])[0]!.commitTime;
+    const ro = await connect(['--path', base]);
+    expect((await call(ro, 'commit_rollback', { commit: latest })).s.class).toBe('usage');
+    const c = await connect(['--path', base, '--allow-writes']);
+    const before = treeDigest(base, LOCKS_AND_HEARTBEATS);
+    const plan = await call(c, 'commit_rollback', { commit: latest });
+    expect(plan.isError, JSON.stringify(plan.s)).toBe(false);
+    expect(plan.s.plan).toMatchObject({ instant: latest, dryRun: true });
+    expect(treeDigest(base, LOCKS_AND_HEARTBEATS)).toEqual(before);
+    const done = await call(c, 'commit_rollback', { commit: latest, token: plan.s.token });
+    expect(done.isError, JSON.stringify(done.s)).toBe(false);
+    expect(done.s.result).toMatchObject({ instant: latest, dryRun: false });
+    const after = (await cliJson(['commits', 'show', '--path', base])) as { commitTime: string }[];
+    expect(after.map((r) => r.commitTime)).not.toContain(latest);
+    expect(await cliJson(['show', 'rollbacks', '--path', base])).toHaveLength(1);
+  });
+
   it.skipIf(!HAVE_FIXTURES)('compaction schedule: the plan is the dry run, the token schedules exactly it', async () => {
     const base = tableFresh('quickstart_trips_table/mor/avro/v6_trips_8i1u');
     const c = await connect(['--path', base, '--allow-writes']);
@@ -196,5 +236,33 @@ describe('tblcli mcp: write tools', () => {
     expect(done.isError, JSON.stringify(done.s)).toBe(false);
     expect(done.s.result).toMatchObject({ scheduled: true, operations: (plan.s.plan as { operations: unknown[] }).operations.length });
     expect(await cliJson(['compactions', 'show', 'all', '--path', base])).toHaveLength(1);
+  });
+
+  it('trigger archival: not a read tool; the plan is the dry run (why each instant stays), the token archives exactly it', async () => {
+    const base = mkdtempSync(join(tmpdir(), 'tblcli-mcp-archival-'));
+    await writeArchivalTable(base, { commits: 60, tableType: 'MERGE_ON_READ', version: 8, cleanEvery: 10, compactEvery: 12, mdtCompactionAfter: 50 });
+    const ro = await connect(['--path', base]);
+    expect((await ro.listTools()).tools.map((t) => t.name)).not.toContain('trigger_archival');
+    const c = await connect(['--path', base, '--allow-writes']);
+    const tool = (await c.listTools()).tools.find((t) => t.name === 'trigger_archival')!;
+    expect(Object.keys((tool.inputSchema as { properties: object }).properties)).toEqual(expect.arrayContaining(['minCommits', 'maxCommits', 'commitsRetainedByCleaner', 'enableMetadata', 'token']));
+    expect(Object.keys((tool.inputSchema as { properties: object }).properties)).not.toContain('dryRun');
+    const args = { minCommits: 12, maxCommits: 15, commitsRetainedByCleaner: 5 };
+    const before = treeDigest(base, LOCKS_AND_HEARTBEATS);
+    const plan = await call(c, 'trigger_archival', args);
+    expect(plan.isError, JSON.stringify(plan.s)).toBe(false);
+    const rows = plan.s.plan as { table: string; instant: string; archive: boolean; reason: string }[];
+    expect(rows).toEqual(await cliJson(['trigger', 'archival', '--dry-run', '--minCommits', '12', '--maxCommits', '15', '--commitsRetainedByCleaner', '5', '--path', base]));
+    expect(rows.filter((r) => r.table === 'data' && r.archive).length).toBeGreaterThan(10);
+    expect(rows.some((r) => r.table === 'metadata')).toBe(true);
+    expect(treeDigest(base, LOCKS_AND_HEARTBEATS)).toEqual(before);
+    const done = await call(c, 'trigger_archival', { ...args, token: plan.s.token });
+    expect(done.isError, JSON.stringify(done.s)).toBe(false);
+    const result = done.s.result as { instants: { instant: string }[]; metadataTable: { instants: { instant: string }[] } };
+    expect(result.instants.map((x) => x.instant).sort()).toEqual(rows.filter((r) => r.table === 'data' && r.archive).map((r) => r.instant).sort());
+    expect(result.metadataTable.instants.map((x) => x.instant).sort()).toEqual(rows.filter((r) => r.table === 'metadata' && r.archive).map((r) => r.instant).sort());
+    // the token was single-use; the archived instants are gone from the active timeline
+    expect((await call(c, 'trigger_archival', { ...args, token: plan.s.token })).s.error).toMatch(/already used|not issued/);
+    expect(((await cliJson(['trigger', 'archival', '--dry-run', '--path', base])) as { archive: boolean; instant: string }[]).map((r) => r.instant)).not.toContain(result.instants[0]!.instant);
   });
 });

@@ -7,7 +7,7 @@ import avro from 'avsc';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { PackedColumn } from '../../src/parquet/packed.ts';
-import { appendAvroRecord, avroPackedPlan, SKIP } from '../../src/services/compaction/avro-packed.ts';
+import { appendAvroRecord, avroPackedPlan, SKIP } from '../../src/services/rewrite/avro-packed.ts';
 
 const SCHEMA = {
   type: 'record',

@@ -10,13 +10,9 @@
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
 import { assembleView, listPartitions, type ListedPartition } from '../../src/fs-view/index.ts';
-import { HFileReader } from '../../src/hfile/index.ts';
-import { readLogFile } from '../../src/logfile/index.ts';
-import { decodeCommitMetadata } from '../../src/metadata/index.ts';
-import { decodeMetadataRecord, readMetadataTableFiles, type ColumnStats } from '../../src/mdt/index.ts';
+import { readMetadataTableFiles } from '../../src/mdt/index.ts';
 import { runCompaction, scheduleCompaction } from '../../src/services/index.ts';
 import { LocalStorage } from '../../src/storage/index.ts';
 import { openTable, openTableAt, viewTimelineOf } from '../../src/table/index.ts';
@@ -25,6 +21,7 @@ import { runJson } from '../support/run-cli.ts';
 import { HAVE_TRINO_V6, trinoV6Table } from '../support/trino.ts';
 import { treeDigest } from '../support/files.ts';
 import { comparable, logicalTypes, snapshotRows } from './support/snapshot.ts';
+import { expectColumnStatsOfNewFiles } from './support/mdt-records.ts';
 
 const storage = new LocalStorage();
 const OPTS = { clockSkewMs: 1 };
@@ -46,29 +43,6 @@ function trinoFresh(): string {
 /** Latest slices of a view, comparable across listings. */
 function sliceKeys(view: ReturnType<typeof assembleView>): string[] {
   return view.latestFileSlices().map((s) => JSON.stringify([s.partition, s.fileId, s.baseInstant, s.baseFile?.name ?? null, s.logFiles.map((l) => l.name)])).sort();
-}
-
-/** The records the MDT deltacommit `instant` wrote to `partition` (its log files' HFile blocks). */
-async function recordsOf(base: string, instant: string, partition: string): Promise<ColumnStats[]> {
-  const mdt = await openTableAt(storage, join(base, '.hoodie', 'metadata'));
-  const tl = await mdt.timeline();
-  const i = tl.find(instant).find((x) => x.action === 'deltacommit' && x.state === 'COMPLETED')!;
-  const m = decodeCommitMetadata(await tl.read(i), { path: i.files.COMPLETED!.path });
-  const out: ColumnStats[] = [];
-  for (const s of m.partitionToWriteStats[partition] ?? []) {
-    const path = join(mdt.basePath, s.path!);
-    await readLogFile(storage, path, {
-      withRecords: true,
-      decodeHFile: async (content, header) => {
-        for (const r of await (await HFileReader.fromBytes(content, path)).readAll()) {
-          const rec = decodeMetadataRecord(r.key, r.value, header.SCHEMA!, path);
-          if ('columnStats' in rec) out.push(rec.columnStats);
-        }
-        return [];
-      },
-    });
-  }
-  return out;
 }
 
 async function checkCompaction(base: string): Promise<void> {
@@ -100,48 +74,8 @@ async function checkCompaction(base: string): Promise<void> {
 
   // (c) column stats of the new base files = DuckDB's view of them
   if (table.config.metadataPartitions.includes('column_stats')) {
-    const stats = await recordsOf(base, instant, 'column_stats');
     // a file slice whose every record was deleted compacts into a file without row groups: no stats (as Hudi)
-    const newFiles = r.writeStats.filter((w) => w.numWrites > 0).map((w) => w.path!);
-    expect(new Set(stats.map((c) => c.fileName))).toEqual(new Set(newFiles.map((p) => p.split('/').pop())));
-    const db = await DuckDBInstance.create(':memory:');
-    const con = await db.connect();
-    try {
-      for (const rel of newFiles) {
-        const path = join(base, rel);
-        const rows = (
-          await con.runAndReadAll(`select path_in_schema, stats_min_value, stats_max_value, stats_null_count, num_values, total_compressed_size, total_uncompressed_size from parquet_metadata('${path}')`)
-        ).getRowObjectsJS();
-        for (const c of stats.filter((x) => x.fileName === rel.split('/').pop())) {
-          const chunks = rows.filter((x) => String(x.path_in_schema) === c.columnName);
-          expect(chunks.length, `${rel} ${c.columnName}`).toBeGreaterThan(0);
-          const sum = (k: string) => chunks.reduce((n, x) => n + Number(x[k]), 0);
-          expect([c.nullCount, c.valueCount, c.totalSize, c.totalUncompressedSize], `${rel} ${c.columnName}`).toEqual([
-            sum('stats_null_count'),
-            sum('num_values'),
-            sum('total_compressed_size'),
-            sum('total_uncompressed_size'),
-          ]);
-          const v = c.minValue;
-          if (v && (v.type === 'string' || v.type === 'int' || v.type === 'long')) {
-            // DuckDB renders timestamp longs as "2024-01-16 09:00:00+00": compare them as micros
-            const norm = (x: unknown) => {
-              const t = String(x);
-              if (v.type === 'string' || /^-?\d+$/.test(t)) return t;
-              if (v.type === 'int') return String(Date.parse(`${t}T00:00:00Z`) / 86_400_000); // a date: days
-              return String(BigInt(Date.parse(t.replace(' ', 'T').replace(/\+00$/, 'Z'))) * 1000n);
-            };
-            const mins = chunks.map((x) => x.stats_min_value).filter((x) => x !== null).map(norm);
-            const maxs = chunks.map((x) => x.stats_max_value).filter((x) => x !== null).map(norm);
-            const order = v.type === 'string' ? (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0) : (a: string, b: string) => Number(BigInt(a) - BigInt(b) > 0n) - Number(BigInt(a) - BigInt(b) < 0n);
-            expect(String(c.minValue!.value), `${rel} ${c.columnName} min`).toBe(mins.sort(order)[0]);
-            expect(String(c.maxValue!.value), `${rel} ${c.columnName} max`).toBe(maxs.sort(order).at(-1));
-          }
-        }
-      }
-    } finally {
-      con.closeSync();
-    }
+    await expectColumnStatsOfNewFiles(base, instant, r.writeStats.filter((w) => w.numWrites > 0).map((w) => w.path!));
   }
 
   // (d) the MDT deltacommit of the compaction, completed before the data instant

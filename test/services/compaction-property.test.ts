@@ -18,7 +18,7 @@ import { encodeAvroDataBlock, encodeDeleteBlock, encodeLogBlock, encodeRollbackB
 import { mergeConfigFromProperties, mergeFileSlice } from '../../src/merge/index.ts';
 import { readParquetRows } from '../../src/parquet/read.ts';
 import { withHoodieMetaFields, writeHoodieParquet, type AvroField, type AvroRecordSchema, type AvroType } from '../../src/parquet/write.ts';
-import { mergeToParquet, type MergeJob } from '../../src/services/compaction/merge-op.ts';
+import { mergeToParquet, type MergeJob } from '../../src/services/rewrite/merge-op.ts';
 import { LocalStorage } from '../../src/storage/index.ts';
 import { canon } from '../support/avro-canon.ts';
 import { writeAvroParquet, type ListLayout } from '../support/parquet-avro-layout.ts';

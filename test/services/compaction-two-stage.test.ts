@@ -15,8 +15,8 @@ import { TblError } from '../../src/errors/index.ts';
 import { encodeAvroDataBlock, encodeDeleteBlock, encodeLogBlock } from '../../src/logfile/index.ts';
 import { mergeConfigFromProperties } from '../../src/merge/index.ts';
 import { avroToParquetSchema, hoodieMetaValues, withHoodieMetaFields, writeHoodieParquet, type AvroRecordSchema, type ParquetCodec } from '../../src/parquet/write.ts';
-import { mergeToParquet, type MergeJob, type MergeOutput } from '../../src/services/compaction/merge-op.ts';
-import { mergeJob } from '../../src/services/compaction/worker-run.ts';
+import { mergeToParquet, type MergeJob, type MergeOutput } from '../../src/services/rewrite/merge-op.ts';
+import { mergeJob } from '../../src/services/rewrite/worker-run.ts';
 import { fileGroupThreadsFor } from '../../src/services/compaction/execute.ts';
 import { runCompaction, scheduleCompaction } from '../../src/services/index.ts';
 import { LocalStorage } from '../../src/storage/index.ts';
@@ -27,7 +27,7 @@ import { HAVE_FIXTURES, tableFresh } from '../support/fixtures.ts';
 let url: URL;
 
 beforeAll(async () => {
-  url = (await bundleForTest('src/services/compaction/worker.ts', 'compaction-worker.mjs', { packages: 'external' })).url;
+  url = (await bundleForTest('src/services/rewrite/worker.ts', 'compaction-worker.mjs', { packages: 'external' })).url;
 });
 
 const TABLE: AvroRecordSchema = {

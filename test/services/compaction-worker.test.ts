@@ -14,7 +14,7 @@ const ID = 'quickstart_trips_table/mor/avro/v6_trips_8i1u';
 let workerUrl: URL;
 
 beforeAll(async () => {
-  workerUrl = (await bundleForTest('src/services/compaction/worker.ts', 'compaction-worker.mjs', { packages: 'external' })).url;
+  workerUrl = (await bundleForTest('src/services/rewrite/worker.ts', 'compaction-worker.mjs', { packages: 'external' })).url;
 });
 
 /** A fresh table with a scheduled plan, copied: both copies run the same instant. */

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { MessageChannel } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { LocalStorage, type Storage } from '../../src/storage/index.ts';
-import { serveStorage, storageOverPort } from '../../src/services/compaction/worker-wire.ts';
+import { serveStorage, storageOverPort } from '../../src/services/rewrite/worker-wire.ts';
 
 /** A LocalStorage counting readRange calls by path. */
 function counting(): { storage: Storage; calls: string[] } {

@@ -29,7 +29,7 @@ describe('test isolation', () => {
     const outside = spawnSync(process.execPath, [script], { env, encoding: 'utf8' });
     expect(outside.status).not.toBe(0);
     expect(outside.stderr).toContain('ERR_MODULE_NOT_FOUND');
-    const worker = await bundleForTest('src/services/compaction/worker.ts', 'compaction-worker.mjs', { packages: 'external' });
+    const worker = await bundleForTest('src/services/rewrite/worker.ts', 'compaction-worker.mjs', { packages: 'external' });
     expect(worker.path.startsWith(ROOT)).toBe(true);
     const inside = spawnSync(process.execPath, ['-e', `import(${JSON.stringify(worker.url.href)}).catch((e) => { console.error(e.code); process.exit(1); })`], { env, encoding: 'utf8' });
     expect(inside.stderr).not.toContain('ERR_MODULE_NOT_FOUND');

@@ -72,5 +72,22 @@ describe.each([6, 8] as const)('demo table v%i', (version) => {
     const age = Number(/tblcli_oldest_pending_instant_age_seconds\{[^}]*\} (\d+)/.exec(m.stdout)![1]);
     expect(age).toBeGreaterThan(2 * 3600);
     for (const line of m.stdout.trim().split('\n')) expect(line).toMatch(/^# (HELP|TYPE) tblcli_\w+ .+$|^tblcli_\w+\{[^}]*\} -?[\d.e+]+$/);
+
+    // --explain: one row per Prometheus sample, same values, an alert condition judged on this run
+    const samples = m.stdout.trim().split('\n').filter((l) => !l.startsWith('#'));
+    const ex = await runCli(['metrics', '--explain', '--json', '--path', dir], { now });
+    expect(ex.exitCode).toBe(0);
+    const rows = JSON.parse(ex.stdout) as { status: string; metric: string; labels: string; value: number; alertWhen: string }[];
+    expect(rows.map((r) => `${r.metric} ${r.value}`)).toEqual(samples.map((l) => l.replace(/\{[^}]*\}/, '')));
+    const row = (name: string) => rows.find((r) => r.metric === name)!;
+    expect(row('tblcli_collisions')).toMatchObject({ status: 'alert', alertWhen: 'tblcli_collisions > 0' });
+    expect(row('tblcli_stuck_instants')).toMatchObject({ status: 'alert', value: 1 });
+    expect(row('tblcli_oldest_pending_instant_age_seconds')).toMatchObject({ status: 'alert', alertWhen: 'tblcli_oldest_pending_instant_age_seconds > 3600' });
+    expect(row('tblcli_compaction_backlog_max_delta_commits').status).toBe('ok');
+    expect(row('tblcli_doctor_severity')).toMatchObject({ status: 'alert', value: 3 });
+    expect(rows.find((r) => r.labels === 'action=compaction,state=requested')).toMatchObject({ metric: 'tblcli_instants', status: '-' });
+    const piped = await runCli(['metrics', '--explain', '--older-than', '100d', '--path', dir], { now });
+    expect(piped.stdout.split('\n')[0]).toMatch(/^Now +Metric +Labels +Value +Meaning +Alert When \(PromQL\)$/);
+    expect(piped.stdout).toMatch(/\nok +tblcli_oldest_pending_instant_age_seconds .*> 8640000\n/);
   });
 });

@@ -24,8 +24,8 @@ import { finishPendingMdtCompactions, type MdtCompactionResult } from '../../mdt
 import { checkCompactionInputs, type CompactionInputs, type ResolvedOperation } from './inputs.ts';
 import { METRICS } from './plan.ts';
 import { rollbackInflightCompaction, type RollbackResult } from './rollback.ts';
-import type { CommittedInstants } from './merge-op.ts';
-import { mergeJob, type FileGroupWorkers } from './worker-run.ts';
+import type { CommittedInstants } from '../rewrite/merge-op.ts';
+import { mergeJob, type FileGroupWorkers } from '../rewrite/worker-run.ts';
 
 export interface RunOptions extends ServiceOptions {
   /** compaction instant to run (default: the earliest pending plan, as HoodieCompactor) */
@@ -46,7 +46,7 @@ export interface RunOptions extends ServiceOptions {
    * group's input size when the bundled worker is there, else in-process; 'always'; 'never'
    */
   fileGroupWorkers?: FileGroupWorkers;
-  /** the bundled compaction worker (tests and benches; default compaction-worker.js beside the bundle) */
+  /** the bundled compaction worker (tests and benches; default rewrite-worker.js beside the bundle) */
   workerUrl?: URL;
   /**
    * threads one file group's packed merge uses with a worker: 2 = the worker merges, this thread

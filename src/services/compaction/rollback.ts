@@ -9,8 +9,13 @@ import type { MetadataTablePlan } from '../mdt-sync.ts';
 
 export type { RollbackResult } from '../../write/rollback.ts';
 
-/** Call with the table lock held; `keepAlive` keeps it from expiring during the deletes. */
-export function rollbackInflightCompaction(t: Table, mdt: MetadataTablePlan | undefined, instant: string, opts: ServiceOptions & { keepAlive?: () => Promise<void> }): Promise<RollbackResult> {
+/**
+ * A failed table-service attempt (compaction, clustering) rolled back with its plan kept, so it is
+ * re-executed with the same instant. Call with the table lock held; `keepAlive` keeps it from expiring.
+ */
+export function rollbackInflightPlan(t: Table, mdt: MetadataTablePlan | undefined, instant: string, opts: ServiceOptions & { keepAlive?: () => Promise<void> }): Promise<RollbackResult> {
   const interval = opts.heartbeatIntervalMs ?? Math.min(expiryOf(opts) / 4, 60_000);
   return rollbackWithMetadataTable(t, mdt, instant, { ...opts, targetFiles: 'keep-requested', tempFileAgeMs: Math.max(0, expiryOf(opts) - interval) });
 }
+
+export const rollbackInflightCompaction = rollbackInflightPlan;

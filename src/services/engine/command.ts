@@ -32,6 +32,10 @@ export interface EngineJob {
   instant?: string;
   /** FileSystemBasedLockProvider expiry in whole minutes (hoodie.write.lock.filesystem.expire) */
   lockExpireMinutes: number;
+  /** clustering: the plan's sort columns (HoodieFlinkClusteringJob sorts by --sort-columns, not by the plan) */
+  sortColumns?: string[];
+  /** clustering: the order to write in (Spark reads hoodie.layout.optimize.strategy at execution, not the plan) */
+  layout?: 'linear' | 'z-order' | 'hilbert';
 }
 
 /** A file written (mode 0600, in a 0700 directory) before the launch and removed after it. */
@@ -64,6 +68,8 @@ export const MAIN_CLASS = {
     clustering: 'org.apache.hudi.sink.clustering.HoodieFlinkClusteringJob',
   },
 } as const;
+
+const LAYOUT_KEY = 'hoodie.layout.optimize.strategy';
 
 export const LOCK_PROVIDER = 'org.apache.hudi.client.transaction.lock.FileSystemBasedLockProvider';
 
@@ -190,6 +196,8 @@ async function hudiSettings(s: EngineSettings, job: EngineJob, ctx: BuildContext
   if (job.service === 'clean') for (const k of MULTIPLE_CLEANS_KEYS) plain[k] = 'false';
   const secret: Record<string, string> = {};
   for (const [k, v] of Object.entries(s.hoodieConf)) (isSecretKey(k) ? secret : plain)[k] = v;
+  // the layout the clustering was planned (or asked) with; the service resolved it over the user's settings
+  if (job.service === 'clustering' && s.engine === 'spark' && job.layout) plain[LAYOUT_KEY] = job.layout;
   let props = s.props;
   if (Object.keys(secret).length > 0) {
     const keys = Object.keys(secret).join(', ');
@@ -229,7 +237,9 @@ function flinkUtilityArgs(s: FlinkSettings, job: EngineJob, props: string | unde
   const t = requireInstant(job);
   if (job.service === 'clustering') {
     if (s.retry !== undefined) throw usage('HoodieFlinkClusteringJob takes no --retry');
-    return ['--path', job.basePath, '--instant-time', t, ...(s.parallelism !== undefined ? ['--clustering-tasks', String(s.parallelism)] : []), ...tail];
+    // Flink's ClusteringOperator sorts linearly by its own --sort-columns (FlinkOptions.CLUSTERING_SORT_COLUMNS)
+    const sort = job.sortColumns && job.sortColumns.length > 0 ? ['--sort-columns', job.sortColumns.join(',')] : [];
+    return ['--path', job.basePath, '--instant-time', t, ...(s.parallelism !== undefined ? ['--clustering-tasks', String(s.parallelism)] : []), ...sort, ...tail];
   }
   return [
     '--path',

@@ -34,8 +34,10 @@ export interface EngineService {
   /** the pending instant's name in messages: 'compaction', 'clustering', 'clean' */
   label: string;
   isCandidate(i: Instant): boolean;
-  /** resolves and checks the plan's inputs before anything is written or launched; returns the operation count */
-  check(t: Table, tl: Timeline, i: Instant): Promise<{ operations: number }>;
+  /** the pending instants a run without --instant may take, oldest first (default: every pending candidate) */
+  pending?(t: Table, tl: Timeline): Promise<Instant[]>;
+  /** resolves and checks the plan's inputs before anything is written or launched; returns the operation count and what the command line needs from the plan */
+  check(t: Table, tl: Timeline, i: Instant): Promise<{ operations: number; job?: PlanArgs }>;
   /** rolls a dead attempt back keeping its plan (holding the lock); absent: the engine re-executes an inflight instant from its plan (clean) */
   rollback?(t: Table, mdt: MetadataTablePlan | undefined, instant: string, opts: ServiceOptions & { keepAlive?: () => Promise<void> }): Promise<RollbackResult>;
 }
@@ -49,6 +51,8 @@ export interface EngineRunOptions extends ServiceOptions {
   dryRun?: boolean;
   /** with dryRun: the instant a dry-run schedule would write (it is not on the timeline) */
   plannedInstant?: string;
+  /** with plannedInstant: what the command line takes from that plan */
+  plannedJob?: PlanArgs;
   /** FileSystemBasedLockProvider expiry in whole minutes passed to the engine (default 1) */
   lockExpireMinutes?: number;
   /** the engine's output, line by line, secrets masked */
@@ -98,9 +102,13 @@ export interface EngineRunResult {
   warnings: string[];
 }
 
+/** What an engine's command line takes from the plan (clustering: its sort order). */
+export type PlanArgs = Pick<EngineJob, 'sortColumns' | 'layout'>;
+
 interface Claim {
   table: Table;
   instant: string;
+  job?: PlanArgs;
   heartbeat?: Heartbeat;
   state: InstantState;
   operations: number;
@@ -121,7 +129,7 @@ async function claim(table: Table, svc: EngineService, opts: EngineRunOptions): 
   const expiry = expiryOf(opts);
   return underLock(table, opts, async (locked, lock): Promise<ClaimOutcome> => {
     const tl = await locked.timeline();
-    let candidates = tl.instants.filter((i) => svc.isCandidate(i) && i.state !== 'COMPLETED');
+    let candidates = svc.pending ? await svc.pending(locked, tl) : tl.instants.filter((i) => svc.isCandidate(i) && i.state !== 'COMPLETED');
     if (opts.instant) {
       const found = tl.find(opts.instant).filter((i) => svc.isCandidate(i));
       if (found.length === 0) throw new TblError('not-found', `${svc.label} instant ${opts.instant} not found in ${locked.uri}`, { instant: opts.instant, path: locked.uri });
@@ -135,9 +143,9 @@ async function claim(table: Table, svc: EngineService, opts: EngineRunOptions): 
         busy ??= { busy: i.requestedTime, ageMs: now - (await lastHeartbeat(locked.storage, locked.metaPath, i.requestedTime)) };
         continue;
       }
-      const { operations } = await svc.check(locked, tl, i);
+      const { operations, job } = await svc.check(locked, tl, i);
       const state = i.state === 'INFLIGHT' ? 'INFLIGHT' : 'REQUESTED';
-      if (opts.dryRun) return { claim: { table: locked, instant: i.requestedTime, state, operations } };
+      if (opts.dryRun) return { claim: { table: locked, instant: i.requestedTime, state, operations, job } };
       let t = locked;
       let rolledBack: RollbackResult | undefined;
       if (state === 'INFLIGHT' && svc.rollback) {
@@ -147,17 +155,17 @@ async function claim(table: Table, svc: EngineService, opts: EngineRunOptions): 
         rolledBack = await svc.rollback(t, m.mdt, i.requestedTime, { ...opts, keepAlive: () => lock.keepAlive() });
       }
       const heartbeat = await startHeartbeat(t.storage, t.metaPath, i.requestedTime, opts.heartbeatIntervalMs ?? Math.min(expiry / 4, 60_000));
-      return { claim: { table: t, instant: i.requestedTime, heartbeat, state: rolledBack || state === 'REQUESTED' ? 'REQUESTED' : 'INFLIGHT', operations, rolledBack } };
+      return { claim: { table: t, instant: i.requestedTime, heartbeat, state: rolledBack || state === 'REQUESTED' ? 'REQUESTED' : 'INFLIGHT', operations, rolledBack, job } };
     }
     if (busy) return busy;
     return { status: 'nothing-to-do' };
   });
 }
 
-function jobOf(table: Table, svc: EngineService, opts: EngineRunOptions, instant: string | undefined): EngineJob {
+function jobOf(table: Table, svc: EngineService, opts: EngineRunOptions, instant: string | undefined, plan?: PlanArgs): EngineJob {
   const s = opts.settings;
   const basePath = (s.basePath ?? (table.storage.scheme === 'file' ? table.basePath : table.uri)).replace(/(.)\/+$/, '$1');
-  return { service: svc.service, basePath, tableName: table.config.name, tableVersion: table.config.version, instant, lockExpireMinutes: opts.lockExpireMinutes ?? 1 };
+  return { service: svc.service, basePath, tableName: table.config.name, tableVersion: table.config.version, instant, lockExpireMinutes: opts.lockExpireMinutes ?? 1, ...plan };
 }
 
 const local = new LocalStorage();
@@ -171,9 +179,9 @@ async function readLocal(path: string): Promise<string | undefined> {
   }
 }
 
-function build(table: Table, svc: EngineService, opts: EngineRunOptions, instant: string | undefined, privateDir: string): Promise<EngineCommand> {
+function build(table: Table, svc: EngineService, opts: EngineRunOptions, instant: string | undefined, privateDir: string, plan?: PlanArgs): Promise<EngineCommand> {
   const cwdPath = (p: string) => (p.startsWith('/') ? p : joinPath(opts.cwd, p));
-  return buildEngineCommand(opts.settings, jobOf(table, svc, opts, instant), { privateDir, readLocal: (p) => readLocal(cwdPath(p)), env: opts.env });
+  return buildEngineCommand(opts.settings, jobOf(table, svc, opts, instant, plan), { privateDir, readLocal: (p) => readLocal(cwdPath(p)), env: opts.env });
 }
 
 function base(opts: EngineRunOptions, started: number): Pick<EngineRunResult, 'engine' | 'durationMs' | 'ids' | 'errorLines' | 'warnings'> {
@@ -185,7 +193,7 @@ export async function runOnEngine(table: Table, svc: EngineService, opts: Engine
   const started = Date.now();
   // the settings' usage errors before the table is touched
   const DRY_DIR = '$TMPDIR/tblcli-engine-XXXXXX';
-  const probe = await build(table, svc, opts, opts.plannedInstant ?? opts.instant ?? '00000000000000000', DRY_DIR);
+  const probe = await build(table, svc, opts, opts.plannedInstant ?? opts.instant ?? '00000000000000000', DRY_DIR, opts.plannedJob);
   if (opts.dryRun && opts.plannedInstant) {
     return { ...base(opts, started), status: 'dry-run', instant: opts.plannedInstant, state: 'MISSING', command: probe.display, argv: probe.argv, files: shownFiles(probe), warnings: probe.warnings };
   }
@@ -208,7 +216,7 @@ export async function runOnEngine(table: Table, svc: EngineService, opts: Engine
   if (!('claim' in outcome)) return { ...base(opts, started), status: outcome.status, instant: outcome.instant, state: outcome.instant ? 'COMPLETED' : undefined };
   const c = outcome.claim;
   if (opts.dryRun) {
-    const cmd = await build(c.table, svc, opts, c.instant, DRY_DIR);
+    const cmd = await build(c.table, svc, opts, c.instant, DRY_DIR, c.job);
     return { ...base(opts, started), status: 'dry-run', instant: c.instant, state: c.state, operations: c.operations, wouldRollBack: c.state === 'INFLIGHT', command: cmd.display, argv: cmd.argv, files: shownFiles(cmd), warnings: cmd.warnings };
   }
   if (c.rolledBack) opts.note?.(`Rolled back the failed attempt of ${c.instant} with rollback ${c.rolledBack.rollbackInstant} (${c.rolledBack.deletedFiles.length} file(s) deleted)`);
@@ -246,7 +254,7 @@ async function launch(c: Claim, svc: EngineService, opts: EngineRunOptions, star
   let built: EngineCommand | undefined;
   try {
     privateDir = await makePrivateTempDir('tblcli-engine-');
-    const cmd = (built = await build(c.table, svc, opts, c.instant, privateDir));
+    const cmd = (built = await build(c.table, svc, opts, c.instant, privateDir, c.job));
     for (const f of cmd.files) await writePrivateFile(f.path, f.content);
     opts.note?.(`Launching ${s.engine} for ${svc.label} ${c.instant}: ${cmd.display}`);
     const sink = s.engineLog ? appendSink(s.engineLog.startsWith('/') ? s.engineLog : joinPath(opts.cwd, s.engineLog)) : undefined;

@@ -5,9 +5,10 @@
 //   complete  take over the instant's heartbeat (HoodieCompactor's heartbeatClient.start replaces the
 //             file; here it is removed so the local run can start its own), then execute exactly the
 //             instant named by --instant-time / --target-instants with the built tblcli
-//             (`compaction run --engine local --instant T --path B`), exiting with its code (or
-//             `exitCode`)
-//   exit0     print HoodieCompactor's "no scheduled compaction" line and exit 0, doing nothing
+//             (`compaction run --engine local --instant T --path B`, or `clustering run …
+//             --clusteringInstant T` when the main class is a clustering job), exiting with its code
+//             (or `exitCode`)
+//   exit0     print the utility's "no scheduled compaction/clustering" line and exit 0, doing nothing
 //   fail      print `errorLines` and exit `exitCode` (default 1)
 //   crash     start the instant and die in the middle (the crash child, SIGKILLed after a base file
 //             is written: inflight, markers, a partial file, its heartbeat left), then exit 1
@@ -22,7 +23,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { bundleForTest } from '../../support/bundle.ts';
 import { buildCleanChild } from './build-clean-child.ts';
-import { buildCompactionChild } from './build-child.ts';
+import { buildClusteringChild, buildCompactionChild } from './build-child.ts';
 
 export interface Behaviour {
   mode: 'complete' | 'exit0' | 'fail' | 'crash' | 'hang';
@@ -86,22 +87,25 @@ if (argv.includes('org.apache.hudi.utilities.HoodieCleaner') && (cfg.mode === 'c
   if (r.status === 0) console.log('INFO HoodieCleaner: Cleaner completed successfully');
   process.exit(cfg.exitCode !== undefined ? cfg.exitCode : r.status === null ? 1 : r.status);
 }
+const clustering = argv.includes('org.apache.hudi.utilities.HoodieClusteringJob') || argv.includes('org.apache.hudi.sink.clustering.HoodieFlinkClusteringJob');
+const utility = clustering ? 'HoodieClusteringJob' : 'HoodieCompactor';
 switch (cfg.mode) {
   case 'complete': {
     takeOverHeartbeat();
-    const r = cp.spawnSync(process.execPath, [cfg.cli, 'compaction', 'run', '--engine', 'local', '--instant', instant, '--path', base], { stdio: 'inherit' });
+    const run = clustering ? ['clustering', 'run', '--engine', 'local', '--clusteringInstant', instant] : ['compaction', 'run', '--engine', 'local', '--instant', instant];
+    const r = cp.spawnSync(process.execPath, [cfg.cli, ...run, '--path', base], { stdio: 'inherit' });
     process.exit(cfg.exitCode !== undefined ? cfg.exitCode : r.status === null ? 1 : r.status);
   }
   case 'exit0':
-    console.log('INFO HoodieCompactor: There is no scheduled compaction in the table.');
+    console.log('INFO ' + utility + ': There is no scheduled ' + (clustering ? 'clustering' : 'compaction') + ' in the table.');
     process.exit(0);
   case 'fail':
     for (const l of cfg.errorLines || []) console.error(l);
     process.exit(cfg.exitCode !== undefined ? cfg.exitCode : 1);
   case 'crash': {
     takeOverHeartbeat();
-    const r = cp.spawnSync(process.execPath, [cfg.child, base, JSON.stringify({ crashAt: 'after-base-file', heartbeatExpiryMs: cfg.heartbeatExpiryMs, metadataTable: 'update' })], { stdio: 'inherit' });
-    console.error('ERROR HoodieCompactor: Fail to run compaction for ' + base + ' (executor lost: ' + r.signal + ')');
+    const r = cp.spawnSync(process.execPath, [clustering ? cfg.clusteringChild : cfg.child, base, JSON.stringify({ crashAt: 'after-base-file', heartbeatExpiryMs: cfg.heartbeatExpiryMs, metadataTable: 'update' })], { stdio: 'inherit' });
+    console.error('ERROR ' + utility + ': Fail to run ' + (clustering ? 'clustering' : 'compaction') + ' for ' + base + ' (executor lost: ' + r.signal + ')');
     process.exit(1);
   }
   case 'hang': {
@@ -129,6 +133,7 @@ export interface StandIns {
 let cli: Promise<string> | undefined;
 let child: Promise<string> | undefined;
 let cleanChild: Promise<string> | undefined;
+let clusteringChild: Promise<string> | undefined;
 
 /** The CLI as a standalone script (built once per test process). */
 export function builtCli(): Promise<string> {
@@ -142,7 +147,7 @@ export function builtCli(): Promise<string> {
 /** `clean: true` also builds the clean crash child (HoodieCleaner's `crash`). */
 export async function makeStandIns(o: { clean?: boolean } = {}): Promise<StandIns> {
   const dir = mkdtempSync(join(tmpdir(), 'tblcli-standins-'));
-  const [cliPath, childPath, cleanChildPath] = await Promise.all([builtCli(), (child ??= buildCompactionChild()), o.clean ? (cleanChild ??= buildCleanChild()) : undefined]);
+  const [cliPath, childPath, clusteringChildPath, cleanChildPath] = await Promise.all([builtCli(), (child ??= buildCompactionChild()), (clusteringChild ??= buildClusteringChild()), o.clean ? (cleanChild ??= buildCleanChild()) : undefined]);
   for (const tool of ['spark-submit', 'flink', 'yarn']) {
     writeFileSync(join(dir, tool), SCRIPT);
     chmodSync(join(dir, tool), 0o755);
@@ -153,7 +158,7 @@ export async function makeStandIns(o: { clean?: boolean } = {}): Promise<StandIn
     sparkSubmit: join(dir, 'spark-submit'),
     flink: join(dir, 'flink'),
     yarn: join(dir, 'yarn'),
-    behave: (b) => writeFileSync(join(dir, 'behaviour.json'), JSON.stringify({ ...b, cli: cliPath, child: childPath, cleanChild: cleanChildPath })),
+    behave: (b) => writeFileSync(join(dir, 'behaviour.json'), JSON.stringify({ ...b, cli: cliPath, child: childPath, clusteringChild: clusteringChildPath, cleanChild: cleanChildPath })),
     calls: () => read('calls.jsonl') as Call[],
     signals: () => read('signals.jsonl'),
     path: `${dir}:${dirname(process.execPath)}:${process.env.PATH ?? ''}`,

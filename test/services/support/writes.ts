@@ -3,7 +3,7 @@
 //   MOR: a delta commit with a DELETE_BLOCK in a new log file of the latest slice (table version 6:
 //        named by the slice's base instant, the next version; 8/9: named by the delta commit);
 //   COW: a commit with a new base file version of the file group without those records (merged
-//        with the compaction merge, src/services/compaction/merge-op.ts).
+//        with the compaction merge, src/services/rewrite/merge-op.ts).
 // It goes through the shared transaction: Attempt (heartbeat, inflight with the workload profile,
 // markers), the metadata table kept in step (files, bloom filters, column stats of the new base
 // file, record-index deletes of the keys), the completed instant. `pending` stops after the data
@@ -16,7 +16,7 @@ import { encodeDeleteBlock } from '../../../src/logfile/writer.ts';
 import { mergeConfigFromProperties, mergeFileSlice } from '../../../src/merge/index.ts';
 import { encodeCommitMetadataAvro, encodeCommitMetadataJson, newWriteStat, type CommitMetadata, type WriteStat } from '../../../src/metadata/index.ts';
 import { HOODIE_META_FIELDS, withHoodieMetaFields, type AvroRecordSchema } from '../../../src/parquet/write.ts';
-import { mergeToParquet } from '../../../src/services/compaction/merge-op.ts';
+import { mergeToParquet } from '../../../src/services/rewrite/merge-op.ts';
 import { Attempt, metadataTableFor, nextInstantTime, underLock } from '../../../src/services/transaction.ts';
 import { LocalStorage } from '../../../src/storage/index.ts';
 import { latestTableSchema, loadFileSystemView, openTable, viewTimelineOf, type Table } from '../../../src/table/index.ts';

@@ -6,6 +6,7 @@ import { TblError } from '../../errors/index.ts';
 import type { Storage } from '../../storage/index.ts';
 import { PackedUnsupported } from '../../parquet/packed.ts';
 import { mergeToParquet, type MergeJob, type MergeOutput } from './merge-op.ts';
+import { clusterGroup, inputBytesOf, type ClusterJob, type ClusterOutput } from './cluster-op.ts';
 import { encodingStage, type StageMessage } from './two-stage.ts';
 import { fromWire, PREFETCH_LIMIT, serveStorage, uriPrefixOf, type WireError } from './worker-wire.ts';
 
@@ -14,7 +15,7 @@ export type FileGroupWorkers = 'auto' | 'always' | 'never';
 
 export interface WorkerSettings {
   mode: FileGroupWorkers;
-  /** the bundled worker entry (default: compaction-worker.js next to the bundled library) */
+  /** the bundled worker entry (default: rewrite-worker.js next to the bundled library) */
   url?: URL;
   /**
    * 2: the worker scans and merges, this thread encodes and assembles the packed file (two-stage.ts),
@@ -36,7 +37,7 @@ export function heapLimitsFor(inputBytes: number): { maxOldGenerationSizeMb: num
 
 /** Run from sources (vitest) there is no loader a worker could use for the .ts files: no default worker. */
 function defaultWorkerUrl(): URL | undefined {
-  return import.meta.url.endsWith('.ts') ? undefined : new URL('./compaction-worker.js', import.meta.url);
+  return import.meta.url.endsWith('.ts') ? undefined : new URL('./rewrite-worker.js', import.meta.url);
 }
 
 /** The worker could not run the job (not a merge error): failed to start, ran out of heap, died. */
@@ -122,5 +123,75 @@ export async function mergeJob(storage: Storage, job: MergeJob, settings: Worker
     }
     // the in-process merge is the reference: same inputs, same bytes, only without the heap cap
     return mergeToParquet(storage, job);
+  }
+}
+
+/**
+ * Heap limits for clustering a group of `inputBytes`: its records are held (packed columns live in
+ * ArrayBuffers outside the heap; strings of sort keys and row objects of the row path inside it).
+ */
+export function clusterHeapLimitsFor(inputBytes: number): { maxOldGenerationSizeMb: number; maxYoungGenerationSizeMb: number } {
+  const mb = inputBytes / 1048576;
+  return { maxOldGenerationSizeMb: Math.max(256, Math.ceil(4 * mb + 128)), maxYoungGenerationSizeMb: mb > 64 ? 32 : 16 };
+}
+
+function clusterInWorker(url: URL, storage: Storage, job: ClusterJob, signal?: AbortSignal): Promise<ClusterOutput> {
+  const { port1, port2 } = new MessageChannel();
+  serveStorage(port1, storage);
+  return new Promise<ClusterOutput>((resolve, reject) => {
+    let settled = false;
+    const settle = (f: () => void): void => {
+      if (settled) return;
+      settled = true;
+      port1.close();
+      f();
+    };
+    let worker: Worker;
+    try {
+      worker = new Worker(url, {
+        workerData: { cluster: job, storagePort: port2, scheme: storage.scheme, uriPrefix: uriPrefixOf(storage) },
+        transferList: [port2],
+        resourceLimits: clusterHeapLimitsFor(inputBytesOf(job)),
+      });
+    } catch (e) {
+      settle(() => reject(new WorkerFailure(`cannot start ${url.href}: ${(e as Error).message}`, { cause: e })));
+      return;
+    }
+    const finish = (f: () => void): void => {
+      settle(f);
+      void worker.terminate();
+    };
+    worker.on('message', (m: { clustered?: ClusterOutput; error?: WireError }) => {
+      if (m.clustered) finish(() => resolve(m.clustered!));
+      else if (m.error) finish(() => reject(fromWire(m.error!)));
+    });
+    worker.on('error', (e) => settle(() => reject(new WorkerFailure(`${url.href}: ${e.message}`, { cause: e }))));
+    worker.on('exit', (code) => settle(() => reject(new WorkerFailure(`${url.href} exited with code ${code} before answering`))));
+    signal?.addEventListener(
+      'abort',
+      () => {
+        settle(() => reject(signal.reason));
+        void worker.terminate();
+      },
+      { once: true },
+    );
+  });
+}
+
+/** Clusters one group per the settings: in a worker thread when possible, else in this thread. */
+export async function clusterJob(storage: Storage, job: ClusterJob, settings: WorkerSettings, signal?: AbortSignal): Promise<ClusterOutput> {
+  const url = settings.url ?? defaultWorkerUrl();
+  if (settings.mode === 'never' || (settings.mode === 'auto' && !url)) return clusterGroup(storage, job);
+  if (!url) {
+    throw new TblError('usage', 'rewrite workers were required but no worker file is known (running from sources?)', {
+      hint: 'pass workerUrl with a bundled rewrite worker, or use the built tblcli',
+    });
+  }
+  try {
+    return await clusterInWorker(url, storage, job, signal);
+  } catch (e) {
+    if (!(e instanceof WorkerFailure) || signal?.aborted) throw e;
+    if (settings.mode === 'always') throw new TblError('bug', `clustering worker for partition ${job.partition} failed: ${e.message}`, { instant: job.instant, cause: e });
+    return clusterGroup(storage, job);
   }
 }

@@ -1,14 +1,18 @@
-// Worker-thread entry (bundled as dist/compaction-worker.js): merges one file group into new base
-// file bytes under the heap limit the main thread set, reading through the main thread's Storage;
+// Worker-thread entry (bundled as dist/rewrite-worker.js): merges one file group (compaction) or
+// clusters one group into new base file bytes under the heap limit the main thread set, reading through the main thread's Storage;
 // with `twoStage`, only scans and merges, the main thread encoding the row groups (two-stage.ts).
 import { parentPort, workerData } from 'node:worker_threads';
 import type { MessagePort } from 'node:worker_threads';
 import { mergeToParquet, type MergeJob } from './merge-op.ts';
 import { runMergeStage, type StageReply } from './two-stage.ts';
 import { storageOverPort, toWire } from './worker-wire.ts';
+import { clusterGroup, type ClusterJob } from './cluster-op.ts';
 
 export interface WorkerInput {
+  /** a compaction's file group (one of job / cluster) */
   job: MergeJob;
+  /** a clustering group */
+  cluster?: ClusterJob;
   storagePort: MessagePort;
   scheme: string;
   uriPrefix: string;
@@ -21,7 +25,12 @@ const input = workerData as WorkerInput;
 const storage = storageOverPort(input.storagePort, input.scheme, input.uriPrefix, input.prefetch);
 const port = parentPort!;
 try {
-  if (input.twoStage) {
+  if (input.cluster) {
+    const out = await clusterGroup(storage, input.cluster);
+    // the files' bytes are handed over, not copied
+    const files = out.files.map((f) => ({ ...f, bytes: f.bytes.byteOffset === 0 && f.bytes.byteLength === f.bytes.buffer.byteLength ? f.bytes : new Uint8Array(f.bytes) }));
+    port.postMessage({ clustered: { ...out, files } }, files.map((f) => f.bytes.buffer as ArrayBuffer));
+  } else if (input.twoStage) {
     await runMergeStage(
       storage,
       input.job,

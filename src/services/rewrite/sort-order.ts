@@ -1,0 +1,433 @@
+// The order clustering writes a group's records in (format-services-write.md §2.5 step 3):
+// 'linear' = lexicographic by the sort columns as Spark's Dataset.sort orders them (ascending, nulls
+// first, strings by UTF-8 bytes, numbers by value); 'z-order' / 'hilbert' = Hudi's space-filling curves
+// (SpaceCurveSortingHelper.orderDataFrameByMappingValues): each column mapped to 8 bytes (BinaryUtil)
+// and the bits interleaved, or to a long and indexed on a 63-bit Hilbert curve (davidmoten
+// HilbertCurve, HilbertCurveUtils.indexBytes), then sorted by those bytes. With one column Hudi only
+// range-partitions by it; sorting by it linearly gives the same ranges, sorted within.
+import { TblError } from '../../errors/index.ts';
+import type { AvroRecordSchema, AvroType } from '../../parquet/write.ts';
+
+export type Layout = 'linear' | 'z-order' | 'hilbert';
+
+/** Spark's data type of a sort column, as HoodieSparkUtils converts the Avro type. */
+export type SortKind = 'long' | 'int' | 'double' | 'float' | 'string' | 'boolean' | 'binary' | 'date' | 'timestamp' | 'decimal';
+
+export interface SortColumn {
+  name: string;
+  /** position in the writer schema (meta fields included): Hudi's dimension order follows it */
+  index: number;
+  kind: SortKind;
+  /** timestamps: units per millisecond (micros 1000, millis 1) */
+  perMilli?: number;
+  /** decimals: scale */
+  scale?: number;
+}
+
+/** A value as the merge gives it: null, number, bigint (longs, decimals unscaled, raw timestamps), string, boolean, bytes. */
+export type SortValue = null | undefined | number | bigint | string | boolean | Uint8Array;
+
+function nonNull(t: AvroType): AvroType {
+  if (Array.isArray(t)) {
+    const rest = t.filter((x) => x !== 'null');
+    return rest.length === 1 ? rest[0]! : t;
+  }
+  return t;
+}
+
+/** The sort columns of `schema`, checked: they must exist and be of a type Hudi can sort by. */
+export function sortColumnsOf(schema: AvroRecordSchema, names: string[]): SortColumn[] {
+  return names.map((name) => {
+    const index = schema.fields.findIndex((f) => f.name === name);
+    if (index < 0) throw new TblError('usage', `sort column ${JSON.stringify(name)} is not a field of the table schema (${schema.fields.map((f) => f.name).join(', ')})`);
+    const t = nonNull(schema.fields[index]!.type);
+    const prim = typeof t === 'string' ? t : !Array.isArray(t) && typeof t === 'object' ? (t as { type: string }).type : undefined;
+    const logical = typeof t === 'object' && !Array.isArray(t) ? (t as { logicalType?: string }).logicalType : undefined;
+    const fail = () => new TblError('usage', `sort column ${name} has type ${JSON.stringify(t)}; clustering sorts by numbers, strings, booleans, dates, timestamps, decimals and bytes`);
+    if (logical === 'decimal') return { name, index, kind: 'decimal', scale: (t as { scale?: number }).scale ?? 0 };
+    if (logical === 'date' && prim === 'int') return { name, index, kind: 'date' };
+    if ((logical === 'timestamp-micros' || logical === 'local-timestamp-micros') && prim === 'long') return { name, index, kind: 'timestamp', perMilli: 1000 };
+    if ((logical === 'timestamp-millis' || logical === 'local-timestamp-millis') && prim === 'long') return { name, index, kind: 'timestamp', perMilli: 1 };
+    switch (prim) {
+      case 'long':
+        return { name, index, kind: 'long' };
+      case 'int':
+        return { name, index, kind: 'int' };
+      case 'double':
+        return { name, index, kind: 'double' };
+      case 'float':
+        return { name, index, kind: 'float' };
+      case 'string':
+      case 'enum':
+        return { name, index, kind: 'string' };
+      case 'boolean':
+        return { name, index, kind: 'boolean' };
+      case 'bytes':
+      case 'fixed':
+        return { name, index, kind: 'binary' };
+      default:
+        throw fail();
+    }
+  });
+}
+
+const utf8 = new TextEncoder();
+
+/** UTF-16 strings in code point order (= UTF-8 byte order, Spark's UTF8String order). */
+export function compareStrings(a: string, b: string): number {
+  if (a === b) return 0;
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    let x = a.charCodeAt(i);
+    let y = b.charCodeAt(i);
+    if (x === y) continue;
+    // surrogates stand for code points above U+FFFF: move them past U+E000..U+FFFF
+    if (x >= 0xd800) x = x <= 0xdfff ? x + 0x2000 : x - 0x800;
+    if (y >= 0xd800) y = y <= 0xdfff ? y + 0x2000 : y - 0x800;
+    return x - y;
+  }
+  return a.length - b.length;
+}
+
+function compareBytes(a: Uint8Array, b: Uint8Array): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
+  return a.length - b.length;
+}
+
+/** Two values of one column, ascending, nulls first (Spark's default ascending order). */
+export function compareValues(a: SortValue, b: SortValue): number {
+  const an = a === null || a === undefined;
+  const bn = b === null || b === undefined;
+  if (an || bn) return an === bn ? 0 : an ? -1 : 1;
+  if (typeof a === 'string' && typeof b === 'string') return compareStrings(a, b);
+  if (a instanceof Uint8Array && b instanceof Uint8Array) return compareBytes(a, b);
+  if (typeof a === 'boolean' && typeof b === 'boolean') return a === b ? 0 : a ? 1 : -1;
+  if (typeof a === 'number' && typeof b === 'number') {
+    // Spark: NaN is larger than every other value and equal to itself; -0.0 = 0.0
+    if (Number.isNaN(a) || Number.isNaN(b)) return Number.isNaN(a) ? (Number.isNaN(b) ? 0 : 1) : -1;
+    return a < b ? -1 : a > b ? 1 : 0;
+  }
+  if ((typeof a === 'number' || typeof a === 'bigint') && (typeof b === 'number' || typeof b === 'bigint')) return a < b ? -1 : a > b ? 1 : 0;
+  throw new TblError('bug', `cannot compare sort values ${String(a)} and ${String(b)}`);
+}
+
+// ---- BinaryUtil / mapColumnValueTo8Bytes ----
+
+const LONG_MAX = (1n << 63n) - 1n;
+
+function longBytes(v: bigint, out: Uint8Array, at: number): void {
+  const u = BigInt.asUintN(64, v);
+  const hi = Number(u >> 32n);
+  const lo = Number(u & 0xffffffffn);
+  out[at] = hi >>> 24;
+  out[at + 1] = (hi >>> 16) & 255;
+  out[at + 2] = (hi >>> 8) & 255;
+  out[at + 3] = hi & 255;
+  out[at + 4] = lo >>> 24;
+  out[at + 5] = (lo >>> 16) & 255;
+  out[at + 6] = (lo >>> 8) & 255;
+  out[at + 7] = lo & 255;
+}
+
+/** paddingTo8Byte: shorter arrays right-aligned after zeros, longer ones cut to their first 8 bytes. */
+function pad8(b: Uint8Array, out: Uint8Array, at: number): void {
+  out.fill(0, at, at + 8);
+  if (b.length >= 8) out.set(b.subarray(0, 8), at);
+  else out.set(b, at + 8 - b.length);
+}
+
+const F64 = new Float64Array(1);
+const F64B = new Uint8Array(F64.buffer);
+
+function toBig(v: SortValue): bigint {
+  if (typeof v === 'bigint') return v;
+  if (typeof v === 'number') return BigInt(Math.trunc(v));
+  throw new TblError('bug', `expected an integer sort value, got ${String(v)}`);
+}
+
+/** Epoch millis of a date (days) or timestamp (raw units) value, as java.sql Date/Timestamp.getTime() (UTC). */
+function millisOf(c: SortColumn, v: SortValue): bigint {
+  if (c.kind === 'date') return toBig(v) * 86_400_000n;
+  const raw = toBig(v);
+  const per = BigInt(c.perMilli ?? 1);
+  // floor division, as Timestamp.getTime of a pre-epoch instant
+  return raw >= 0n || raw % per === 0n ? raw / per : raw / per - 1n;
+}
+
+/** Decimal.longValue(): the unscaled value divided by 10^scale, truncated. */
+function decimalLong(c: SortColumn, v: SortValue): bigint {
+  const unscaled = typeof v === 'bigint' ? v : toBig(v);
+  return BigInt.asIntN(64, unscaled / 10n ** BigInt(c.scale ?? 0));
+}
+
+function doubleTo8(d: number, out: Uint8Array, at: number): void {
+  F64[0] = d;
+  // big-endian raw bits
+  for (let k = 0; k < 8; k++) out[at + k] = F64B[7 - k]!;
+  if (d > 0) out[at] = out[at]! ^ 0x80;
+  if (d < 0) for (let k = 0; k < 8; k++) out[at + k] = ~out[at + k]! & 255;
+}
+
+/** mapColumnValueTo8Bytes for one value (null → the type's stand-in, as Hudi). */
+function to8Bytes(c: SortColumn, v: SortValue, out: Uint8Array, at: number): void {
+  const isNull = v === null || v === undefined;
+  switch (c.kind) {
+    case 'long':
+      return longBytes((isNull ? LONG_MAX : toBig(v)) ^ (1n << 63n), out, at);
+    case 'date':
+    case 'timestamp':
+      return longBytes((isNull ? LONG_MAX : millisOf(c, v)) ^ (1n << 63n), out, at);
+    case 'decimal':
+      return longBytes((isNull ? LONG_MAX : decimalLong(c, v)) ^ (1n << 63n), out, at);
+    case 'double':
+    case 'float':
+      return doubleTo8(isNull ? (c.kind === 'double' ? Number.MAX_VALUE : 3.4028234663852886e38) : (v as number), out, at);
+    case 'int': {
+      const x = ((isNull ? 2147483647 : Number(v)) ^ (1 << 31)) >>> 0;
+      out.fill(0, at, at + 4);
+      out[at + 4] = x >>> 24;
+      out[at + 5] = (x >>> 16) & 255;
+      out[at + 6] = (x >>> 8) & 255;
+      out[at + 7] = x & 255;
+      return;
+    }
+    case 'string':
+      return pad8(utf8.encode(isNull ? '' : (v as string)), out, at);
+    case 'boolean':
+      // intTo8Byte(value ? 1 : 0), null as false
+      return to8Bytes({ ...c, kind: 'int' }, v === true ? 1 : 0, out, at);
+    case 'binary':
+      return pad8(isNull ? new Uint8Array([0]) : (v as Uint8Array), out, at);
+  }
+}
+
+/** BinaryUtil.convertBytesToLong(paddingTo8Byte(b)) */
+function bytesToLong(b: Uint8Array): bigint {
+  const p = new Uint8Array(8);
+  pad8(b, p, 0);
+  let x = 0n;
+  for (let k = 0; k < 8; k++) x = (x << 8n) | BigInt(p[k]!);
+  return BigInt.asIntN(64, x);
+}
+
+/** mapColumnValueToLong for one value. */
+function toLong(c: SortColumn, v: SortValue): bigint {
+  if (v === null || v === undefined) return c.kind === 'boolean' ? 0n : LONG_MAX;
+  switch (c.kind) {
+    case 'long':
+    case 'int':
+      return toBig(v);
+    case 'double':
+    case 'float': {
+      F64[0] = v as number;
+      return new DataView(F64.buffer).getBigInt64(0, true);
+    }
+    case 'string':
+      return bytesToLong(utf8.encode(v as string));
+    case 'date':
+    case 'timestamp':
+      return millisOf(c, v);
+    case 'decimal':
+      return decimalLong(c, v);
+    case 'boolean':
+      return v === true ? LONG_MAX : 0n;
+    case 'binary':
+      return bytesToLong(v as Uint8Array);
+  }
+}
+
+/** BinaryUtil.interleaving(buffers, 8): bit k of every column in turn, most significant first. */
+function interleave(cols: Uint8Array, n: number, out: Uint8Array, at: number): void {
+  out.fill(0, at, at + 8 * n);
+  let pos = 0;
+  for (let bit = 0; bit < 64; bit++) {
+    const byte = bit >>> 3;
+    const mask = 0x80 >>> (bit & 7);
+    for (let i = 0; i < n; i++, pos++) if (cols[i * 8 + byte]! & mask) out[at + (pos >>> 3)] = out[at + (pos >>> 3)]! | (0x80 >>> (pos & 7));
+  }
+}
+
+/** HilbertCurve.bits(63).dimensions(n).index(point) as big-endian bytes, then paddingToNByte(toByteArray, 63). */
+export function hilbertKey(point: bigint[]): Uint8Array {
+  const n = point.length;
+  const bits = 63;
+  const x = point.map((v) => BigInt.asUintN(64, v));
+  // transposedIndex (Skilling's AxestoTranspose)
+  for (let q = 1n << BigInt(bits - 1); q > 1n; q >>= 1n) {
+    const p = q - 1n;
+    for (let i = 0; i < n; i++) {
+      if ((x[i]! & q) !== 0n) x[0] = x[0]! ^ p;
+      else {
+        const t = (x[0]! ^ x[i]!) & p;
+        x[0] = x[0]! ^ t;
+        x[i] = x[i]! ^ t;
+      }
+    }
+  }
+  for (let i = 1; i < n; i++) x[i] = x[i]! ^ x[i - 1]!;
+  let t = 0n;
+  for (let q = 1n << BigInt(bits - 1); q > 1n; q >>= 1n) if ((x[n - 1]! & q) !== 0n) t ^= q - 1n;
+  for (let i = 0; i < n; i++) x[i] = x[i]! ^ t;
+  // toIndex: bits 62..0 of each coordinate in turn, most significant first
+  const width = Math.ceil((bits * n) / 8);
+  const be = new Uint8Array(width);
+  let bIndex = bits * n - 1;
+  for (let b = bits - 1; b >= 0; b--) {
+    const mask = 1n << BigInt(b);
+    for (let j = 0; j < n; j++, bIndex--) if ((x[j]! & mask) !== 0n) be[width - 1 - (bIndex >>> 3)] = be[width - 1 - (bIndex >>> 3)]! | (1 << (bIndex & 7));
+  }
+  // BigInteger.toByteArray (minimal two's complement of a positive number), then paddingToNByte(…, 63)
+  let s = 0;
+  while (s < width - 1 && be[s] === 0) s++;
+  let minimal = be.subarray(s);
+  if (minimal[0]! & 0x80) {
+    const m = new Uint8Array(minimal.length + 1);
+    m.set(minimal, 1);
+    minimal = m;
+  }
+  const out = new Uint8Array(63);
+  if (minimal.length >= 63) out.set(minimal.subarray(0, 63));
+  else out.set(minimal, 63 - minimal.length);
+  return out;
+}
+
+/** The iteration order of a java.util.HashMap<Integer, …> built from these keys in this order. */
+export function javaIntHashMapOrder(keys: number[]): number[] {
+  let cap = 16;
+  while (keys.length > cap * 0.75) cap *= 2;
+  const bucket = (k: number) => (k ^ (k >>> 16)) & (cap - 1);
+  return keys.map((k, i) => ({ k, i })).sort((a, b) => bucket(a.k) - bucket(b.k) || a.i - b.i).map((e) => e.k);
+}
+
+/** Ranks 1..distinct of values in compareValues order (0 = null), computed without a comparator where the values allow. */
+export function rankValues(values: SortValue[]): { rank: Int32Array; distinct: number } {
+  const n = values.length;
+  const rank = new Int32Array(n);
+  let kind: 'number' | 'bigint' | 'other' | undefined;
+  let safe = true;
+  for (const v of values) {
+    if (v === null || v === undefined) continue;
+    const k = typeof v === 'number' ? 'number' : typeof v === 'bigint' ? 'bigint' : 'other';
+    if (k === 'bigint' && ((v as bigint) < -9007199254740991n || (v as bigint) > 9007199254740991n)) safe = false;
+    if (kind === undefined) kind = k;
+    else if (kind !== k) kind = kind === 'other' || k === 'other' ? 'other' : 'bigint';
+  }
+  if (kind === undefined) return { rank, distinct: 0 };
+  if ((kind === 'number' || kind === 'bigint') && (kind === 'number' || safe)) {
+    // doubles (NaN largest, -0 = 0 as Spark orders them) sorted natively, ranks by binary search
+    let m = 0;
+    const xs = new Float64Array(n);
+    for (const v of values) if (v !== null && v !== undefined) xs[m++] = Number(v) === 0 ? 0 : Number(v);
+    const sorted = xs.subarray(0, m).sort();
+    let d = 0;
+    for (let i = 0; i < m; i++) if (i === 0 || !(sorted[i] === sorted[d - 1] || (Number.isNaN(sorted[i]!) && Number.isNaN(sorted[d - 1]!)))) sorted[d++] = sorted[i]!;
+    const uniq = sorted.subarray(0, d);
+    for (let i = 0; i < n; i++) {
+      const v = values[i];
+      if (v === null || v === undefined) continue;
+      const x = Number(v) === 0 ? 0 : Number(v);
+      if (Number.isNaN(x)) {
+        rank[i] = d;
+        continue;
+      }
+      let lo = 0;
+      let hi = d - 1;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (uniq[mid]! < x) lo = mid + 1;
+        else hi = mid;
+      }
+      rank[i] = lo + 1;
+    }
+    return { rank, distinct: d };
+  }
+  // strings, booleans, bytes, exact longs: distinct values ordered once with compareValues
+  const ids = new Map<unknown, number>();
+  const distinct: SortValue[] = [];
+  const keyOf = (v: SortValue): unknown => (v instanceof Uint8Array ? `b:${Buffer.from(v).toString('hex')}` : v);
+  const idOf = new Int32Array(n).fill(-1);
+  for (let i = 0; i < n; i++) {
+    const v = values[i];
+    if (v === null || v === undefined) continue;
+    const k = keyOf(v);
+    let id = ids.get(k);
+    if (id === undefined) {
+      id = distinct.push(v) - 1;
+      ids.set(k, id);
+    }
+    idOf[i] = id;
+  }
+  const order = distinct.map((_, i) => i).sort((a, b) => compareValues(distinct[a], distinct[b]));
+  const rankOfId = new Int32Array(distinct.length);
+  let r = 0;
+  for (let k = 0; k < order.length; k++) {
+    if (k === 0 || compareValues(distinct[order[k]!], distinct[order[k - 1]!]) !== 0) r++;
+    rankOfId[order[k]!] = r;
+  }
+  for (let i = 0; i < n; i++) if (idOf[i]! >= 0) rank[i] = rankOfId[idOf[i]!]!;
+  return { rank, distinct: r };
+}
+
+/**
+ * The permutation of rows 0..n-1 that orders them (stable: equal keys keep their input order).
+ * `value(c, i)` = sort column c's value at row i.
+ */
+export function sortPermutation(n: number, columns: SortColumn[], layout: Layout, value: (c: number, i: number) => SortValue): Int32Array {
+  const perm = new Int32Array(n);
+  for (let i = 0; i < n; i++) perm[i] = i;
+  if (columns.length === 0 || n < 2) return perm;
+  if (layout === 'linear' || columns.length === 1) {
+    // each column's values replaced by their rank among its distinct values (compareValues order):
+    // rows then compare as small integers; when the combined rank fits a double with the row index,
+    // one native sort of those doubles orders them
+    const ranked = columns.map((_, c) => {
+      const a = new Array<SortValue>(n);
+      for (let i = 0; i < n; i++) a[i] = value(c, i);
+      return rankValues(a);
+    });
+    let span = n;
+    for (const r of ranked) span *= r.distinct + 1;
+    if (span <= Number.MAX_SAFE_INTEGER) {
+      const keys = new Float64Array(n);
+      for (let i = 0; i < n; i++) {
+        let k = 0;
+        for (const r of ranked) k = k * (r.distinct + 1) + r.rank[i]!;
+        keys[i] = k * n + i;
+      }
+      keys.sort();
+      for (let i = 0; i < n; i++) perm[i] = keys[i]! % n;
+      return perm;
+    }
+    return perm.sort((x, y) => {
+      for (const r of ranked) {
+        const d = r.rank[x]! - r.rank[y]!;
+        if (d !== 0) return d;
+      }
+      return x - y;
+    });
+  }
+  // dimensions in the order Hudi's HashMap<schema index, field> yields them
+  const order = javaIntHashMapOrder(columns.map((c) => c.index)).map((idx) => columns.findIndex((c) => c.index === idx));
+  const dims = order.length;
+  const width = layout === 'z-order' ? 8 * dims : 63;
+  const keys = new Uint8Array(n * width);
+  const scratch = new Uint8Array(8 * dims);
+  for (let i = 0; i < n; i++) {
+    if (layout === 'z-order') {
+      for (let d = 0; d < dims; d++) to8Bytes(columns[order[d]!]!, value(order[d]!, i), scratch, 8 * d);
+      interleave(scratch, dims, keys, i * width);
+    } else {
+      keys.set(hilbertKey(order.map((c) => toLong(columns[c]!, value(c, i)))), i * width);
+    }
+  }
+  return perm.sort((x, y) => {
+    const a = x * width;
+    const b = y * width;
+    for (let k = 0; k < width; k++) {
+      const d = keys[a + k]! - keys[b + k]!;
+      if (d !== 0) return d;
+    }
+    return x - y;
+  });
+}

@@ -1,0 +1,62 @@
+// Linear clustering order: the rank-and-native-sort path equals a plain comparator sort with
+// compareValues (Spark's ascending order: nulls first, code point order for strings, NaN last,
+// -0 = 0, longs exact past 2^53), over random columns of every value kind; stable for ties.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { compareStrings, compareValues, sortPermutation, type SortColumn, type SortValue } from '../../src/services/rewrite/sort-order.ts';
+
+const kinds: Record<string, fc.Arbitrary<SortValue>> = {
+  long: fc.oneof(fc.bigInt({ min: -(1n << 63n), max: (1n << 63n) - 1n }), fc.bigInt({ min: -5n, max: 5n })),
+  int: fc.integer({ min: -3, max: 3 }),
+  double: fc.oneof(fc.double(), fc.constantFrom(0, -0, Number.NaN, 1.5)),
+  string: fc.oneof(fc.string({ unit: 'binary', maxLength: 4 }), fc.constantFrom('a', 'b', '\uffff', '\u{1F600}')),
+  boolean: fc.boolean(),
+  binary: fc.uint8Array({ maxLength: 3 }),
+};
+
+describe('linear sort order', () => {
+  it('ranked sort = comparator sort', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom(...Object.keys(kinds)), { minLength: 1, maxLength: 3 }),
+        fc.integer({ min: 0, max: 200 }),
+        fc.integer(),
+        (cols, n, seed) => {
+          const data = cols.map((k, c) => fc.sample(fc.option(kinds[k]!, { nil: null }), { numRuns: n, seed: seed + c }));
+          const columns: SortColumn[] = cols.map((k, i) => ({ name: `c${i}`, index: i, kind: k === 'double' ? 'double' : k === 'int' ? 'int' : k === 'long' ? 'long' : (k as SortColumn['kind']) }));
+          const got = [...sortPermutation(n, columns, 'linear', (c, i) => data[c]![i]!)];
+          const want = Array.from({ length: n }, (_, i) => i).sort((x, y) => {
+            for (const d of data) {
+              const r = compareValues(d[x]!, d[y]!);
+              if (r !== 0) return r;
+            }
+            return x - y;
+          });
+          expect(got).toEqual(want);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it('many distinct values in several columns (combined ranks past 2^53): the comparator fallback', () => {
+    const n = 3000;
+    const data = [0, 1, 2, 3].map((c) => Array.from({ length: n }, (_, i) => ((i * (7919 + c * 104729)) % 2999) * (c % 2 ? 1 : -1) + 0.5));
+    const columns: SortColumn[] = data.map((_, i) => ({ name: `c${i}`, index: i, kind: 'double' }));
+    const got = [...sortPermutation(n, columns, 'linear', (c, i) => data[c]![i]!)];
+    const want = Array.from({ length: n }, (_, i) => i).sort((x, y) => {
+      for (const d of data) if (d[x] !== d[y]) return d[x]! - d[y]!;
+      return x - y;
+    });
+    expect(got).toEqual(want);
+  });
+
+  it('strings in code point order (UTF-8 byte order), not UTF-16 order', () => {
+    expect(compareStrings('\uffff', '\u{1F600}')).toBeLessThan(0);
+    expect('\uffff' < '\u{1F600}').toBe(false);
+    const enc = new TextEncoder();
+    const a = enc.encode('\uffff');
+    const b = enc.encode('\u{1F600}');
+    expect(a[0]! < b[0]!).toBe(true);
+  });
+});
