@@ -1,5 +1,5 @@
 // `--engine local|spark|flink` and its settings, shared by the table-service commands that can hand
-// their execution to Hudi's Spark or Flink utilities (compaction now; clustering and clean next).
+// their execution to Hudi's Spark or Flink utilities (compaction, clean; clustering next).
 // Every setting flag is also a key of --engine-conf and a TBLCLI_ENGINE_<KEY> variable.
 import { TblError } from '../src/errors/index.ts';
 import type { Ctx } from './context.ts';
@@ -128,7 +128,13 @@ export function multiline(display: string): string {
  * Prints an engine run's outcome; returns the exit code. Not completed: the engine's error lines and
  * the instant's state on stderr, exit 1 (130 when stopped by SIGINT/SIGTERM).
  */
-export function reportEngineRun(ctx: Ctx, o: Opts, label: string, r: RunResult): number {
+/** The exit code of an engine run: 0 done (or nothing to do, or a dry run), 130 stopped by a signal, else 1. */
+export function engineExitCode(r: RunResult): number {
+  if (r.status === 'nothing-to-do' || r.status === 'already-completed' || r.status === 'dry-run' || r.status === 'completed') return 0;
+  return r.stoppedBy === 'SIGINT' || r.stoppedBy === 'SIGTERM' ? 130 : 1;
+}
+
+export function reportEngineRun(ctx: Ctx, o: Opts, label: string, r: RunResult, unit = 'operation(s)'): number {
   for (const w of r.warnings) ctx.out.warn(w);
   if (wantsJson(o)) ctx.out.json(engineSummary(r));
   const note = (m: string) => (o.verbose ? ctx.io.stderr(`${m}\n`) : ctx.out.info(m));
@@ -142,7 +148,7 @@ export function reportEngineRun(ctx: Ctx, o: Opts, label: string, r: RunResult):
     case 'dry-run':
       if (!wantsJson(o)) {
         const rb = r.wouldRollBack ? ', after rolling back its failed attempt' : '';
-        const ops = r.operations !== undefined ? ` (${r.operations} operation(s))` : '';
+        const ops = r.operations !== undefined ? ` (${r.operations} ${unit})` : '';
         ctx.io.stderr(`Would run ${label} ${r.instant}${ops} on ${r.engine}${rb}:\n`);
         ctx.io.stdout(`${multiline(r.command!)}\n`);
         for (const f of r.files ?? []) for (const line of f.shown) ctx.io.stdout(`# ${f.path}: ${line}\n`);
@@ -162,7 +168,7 @@ export function reportEngineRun(ctx: Ctx, o: Opts, label: string, r: RunResult):
           `error: ${label} ${r.instant} did not complete on ${r.engine} (${why}); the instant is ${r.state?.toLowerCase()} (the next run rolls a failed attempt back and relaunches it)\n`,
         );
       }
-      return r.stoppedBy === 'SIGINT' || r.stoppedBy === 'SIGTERM' ? 130 : 1;
+      return engineExitCode(r);
     }
   }
 }

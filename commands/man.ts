@@ -27,7 +27,7 @@ const ENVIRONMENT: [string, string][] = [
   ['TBLCLI_PAGER, PAGER', 'Pager for output taller or wider than the terminal (TBLCLI_PAGER first; empty or cat: none). Default: less -FRSX, with --header keeping the table header and time column in view where less supports it.'],
   ['COLUMNS, LINES', 'Terminal size when the terminal does not report one.'],
   ['TBLCLI_DEBUG', 'Set to 1 to behave as if --debug was given.'],
-  ['TBLCLI_ENGINE', 'Engine of compaction run|scheduleAndExecute when --engine is not given: local, spark or flink.'],
+  ['TBLCLI_ENGINE', 'Engine of compaction run|scheduleAndExecute, cleans run, clean run|scheduleAndExecute when --engine is not given: local, spark or flink (the clean: local or spark).'],
   ['TBLCLI_ENGINE_CONF', 'Engine settings file (YAML or .properties) when --engine-conf is not given.'],
   ['TBLCLI_ENGINE_<KEY>', 'Any engine setting by its flag name, upper case, - as _ (TBLCLI_ENGINE_MASTER=yarn, TBLCLI_ENGINE_SPARK_SUBMIT=...). Flags win over the environment, the environment over the file.'],
   ['SPARK_HOME, FLINK_HOME', 'Where spark-submit and flink are (bin/), when --spark-submit / --flink are not given.'],
@@ -72,6 +72,10 @@ export async function generateMan(commands: CommandSpec[], version: string): Pro
     esc(
       "compaction run and compaction scheduleAndExecute take --engine local|spark|flink. local (the default) compacts in tblcli. spark and flink hand exactly the planned instant to Hudi's own utilities: spark-submit --class org.apache.hudi.utilities.HoodieCompactor <bundle> --base-path B --table-name N --instant-time T --mode execute, or flink run -c org.apache.hudi.sink.compact.HoodieFlinkCompactor <bundle> --path B --plan-select-strategy instants --target-instants T, with --hoodie-conf settings for Hudi's FileSystemBasedLockProvider on <base>/.hoodie/.aux/lock so the engine and tblcli share the table lock. Before launching, under the lock, tblcli checks the plan's files, refuses an instant whose heartbeat is live (exit 4), rolls a dead attempt back, and holds the instant's heartbeat until the engine exits (Hudi's HoodieCompactor then keeps its own; the Flink compactor writes none). The engine's output goes to stderr (or --engine-log), SIGINT and SIGTERM are forwarded, --max-duration stops it, and a YARN application, Kubernetes submission or Flink job is cancelled on the cluster too. The exit status is the timeline's verdict: 0 only when the instant completed. Secret settings (keys naming a password, secret, token, access key, credential...) never go on the command line: Spark ones go to a private --properties-file (spark-defaults.conf carried over), Hudi ones to a private --props file; they are masked in everything tblcli prints, --dry-run and --verbose included. Settings come from flags, then TBLCLI_ENGINE_<KEY>, then --engine-conf (YAML: key: value, one level of maps and lists; or .properties with dotted map keys).",
     ),
+    '.PP',
+    esc(
+      "cleans run, clean run and clean scheduleAndExecute take --engine local|spark. With spark tblcli plans the clean itself (its planner, <t>.clean.requested), checks every path of the plan, holds the clean's heartbeat while the engine starts and launches spark-submit --class org.apache.hudi.utilities.HoodieCleaner <bundle> --target-base-path B with the lock settings and hoodie.clean.multiple.enabled=false / hoodie.clean.allow.multiple=false, so that Hudi schedules no clean of its own and executes the pending ones (HoodieCleaner names no instant and executes every pending clean). Exit 0 only when the clean is completed on the timeline. A clean is never rolled back: a failed run leaves it pending for the next run. Hudi has no Flink cleaner; HoodieCleaner takes no --parallelism or --retry.",
+    ),
     '.SH INTERACTIVE USE',
     esc(
       'tblcli with no arguments on a terminal is hudi-cli\'s shell (prompt hudi-> or hudi:<table>->); Tab completes command words, the options of the command typed so far, the connected table\'s instants after --commit, --instant and the other instant options, and its partitions after --partitionPath and --partition (read once per table for the session).',
@@ -113,6 +117,8 @@ export async function generateMan(commands: CommandSpec[], version: string): Pro
     esc('tblcli timeline show incomplete --show-rollback-info'),
     esc('tblcli trigger archival --dry-run --limit 20'),
     esc('tblcli commits show --json | jq ".[0]"'),
+    esc('tblcli cleans run --commits-retained 24 --dry-run'),
+    esc('0 * * * * tblcli cleans run --path hdfs://ns/t --namenode-http nn:9870 --commits-retained 24 --json >> /var/log/clean.jsonl'),
     esc('tblcli compaction scheduleAndExecute --engine spark --engine-conf /etc/tblcli/spark.yaml --max-duration 50m --dry-run'),
     '.fi',
   );

@@ -14,10 +14,10 @@ export interface Progress {
   end(): void;
 }
 
-export function progressFor(ctx: Ctx, label: string, opts: { verbose: boolean; now?: () => number; noRecords?: boolean }): Progress {
+export function progressFor(ctx: Ctx, label: string, opts: { verbose: boolean; now?: () => number; noRecords?: boolean; noBytes?: boolean }): Progress {
   const now = opts.now ?? Date.now;
   const tty = ctx.io.isStderrTTY;
-  const s: ProgressState = { label, done: 0, total: 0, unit: '', records: 0, bytes: 0, elapsedMs: 0, noRecords: opts.noRecords };
+  const s: ProgressState = { label, done: 0, total: 0, unit: '', records: 0, bytes: 0, elapsedMs: 0, noRecords: opts.noRecords, noBytes: opts.noBytes };
   let started = now();
   let shown = '';
   let lastDraw = 0;

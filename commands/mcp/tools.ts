@@ -3,7 +3,7 @@
 // prints with --json, run in-process through the same command line the CLI parses. Large results are
 // paged with limit/cursor instead of truncated.
 import type { CommandSpec, OptionSpec } from '../spec.ts';
-import { TABLE_OPTIONS } from '../spec.ts';
+import { parseIntOpt, TABLE_OPTIONS } from '../spec.ts';
 
 /** Commands that are not table reads: they change things, open no table, or only make sense at a terminal. */
 const NOT_TOOLS = new Set(['connect', 'refresh', 'demo', 'man', 'mcp', 'completion', 'browse']);
@@ -61,10 +61,10 @@ export function paramOf(o: OptionSpec): ToolParam | undefined {
   const flag = m[1]!;
   if (SERVER_FLAGS.has(flag) || flag.startsWith('--no-')) return undefined;
   const arg = m[2];
-  const parser = o.parse?.name ?? '';
   let type: ToolParam['type'] = 'string';
   if (arg === undefined || arg === '[bool]') type = 'boolean';
-  else if (parser === 'parseIntOpt' || typeof o.default === 'number') type = 'integer';
+  // by identity: a minified build renames functions
+  else if (o.parse === parseIntOpt || typeof o.default === 'number') type = 'integer';
   const param: ToolParam = { name: camel(flag), flag, type, takesValue: arg !== undefined, description: o.description };
   if (o.default !== undefined && o.default !== '') param.default = o.default;
   return param;

@@ -1,6 +1,6 @@
 // File-system view: partitions → file groups → file slices (format-timeline.md §10, Java HoodieFileGroup /
 // AbstractTableFileSystemView, hudi-rs file_group). Depends on a small ViewTimeline, never on src/timeline.
-import type { FileStatus, Storage } from '../storage/index.ts';
+import type { FileStatus, ListOptions, Storage } from '../storage/index.ts';
 import { mapLimit } from '../storage/index.ts';
 import { joinPath, relativeTo } from '../util/index.ts';
 import { parseBaseFileName, parseLogFileName, partitionMetafileFormat, type LogFileName } from './names.ts';
@@ -38,6 +38,11 @@ export interface ViewOptions {
   includeInflight?: boolean;
   /** parallel listings (default 16) */
   concurrency?: number;
+  /**
+   * read a file's size from its listing entry only when asked (a lazy local listing stats on first
+   * access): a clean of a million files needs the sizes of the deleted ones at most
+   */
+  lazySizes?: boolean;
 }
 
 export interface BaseFile {
@@ -81,6 +86,12 @@ export interface FileGroup {
   pendingClustering?: string;
 }
 
+/** A file group replaced by a committed replacecommit (clustering, insert_overwrite, delete_partition). */
+export interface ReplacedFileGroup extends FileGroup {
+  /** requested time of the replacecommit that replaced it */
+  replacedBy: string;
+}
+
 export interface ExcludedFile {
   partition: string;
   name: string;
@@ -96,6 +107,8 @@ export interface FileSystemView {
   latestFileSlices(partition?: string): FileSlice[];
   /** `show fsview latest --merge`: a pending-compaction slice merged with the slice before it */
   latestMergedFileSlices(partition?: string): FileSlice[];
+  /** file groups replaced by committed replacecommits, with their committed slices (what a clean removes) */
+  replacedFileGroups(partition?: string): ReplacedFileGroup[];
   /** files listed but not part of the view, with the reason */
   excludedFiles(): ExcludedFile[];
   /** the instants the view treats as committed (for block filtering during a merge) */
@@ -115,27 +128,44 @@ export interface ListedPartition {
  * root itself when it holds data files (non-partitioned tables). Hidden dirs, `.hoodie` and `__MACOSX`
  * are skipped. Each directory is listed once, level by level, with bounded parallelism.
  */
-export async function listPartitions(storage: Storage, basePath: string, concurrency = 16): Promise<ListedPartition[]> {
+export async function listPartitions(storage: Storage, basePath: string, concurrency = 16, listOptions?: ListOptions): Promise<ListedPartition[]> {
   const out: ListedPartition[] = [];
+  await forEachPartition(storage, basePath, (p) => void out.push(p), concurrency, listOptions);
+  out.sort((a, b) => (a.partition < b.partition ? -1 : a.partition > b.partition ? 1 : 0));
+  return out;
+}
+
+/**
+ * listPartitions, handing each partition to `fn` as soon as its directory is listed (in no particular
+ * order) instead of keeping them all: a caller that reduces each partition holds one at a time.
+ */
+export async function forEachPartition(
+  storage: Storage,
+  basePath: string,
+  fn: (p: ListedPartition) => void | Promise<void>,
+  concurrency = 16,
+  listOptions?: ListOptions,
+): Promise<void> {
   let level = [basePath];
   while (level.length > 0) {
-    const listed = await mapLimit(level, concurrency, (dir) => storage.list(dir));
-    const next: string[] = [];
-    listed.forEach((entries, i) => {
-      const dir = level[i]!;
+    const next: string[][] = [];
+    await mapLimit(level, concurrency, async (dir, i) => {
+      const entries = await storage.list(dir, listOptions);
       const rel = relativeTo(basePath, dir) ?? '';
       const files = entries.filter((e) => !e.isDirectory);
       const hasMeta = files.some((f) => partitionMetafileFormat(f.name) !== undefined);
       const hasData = rel === '' && files.some((f) => parseBaseFileName(f.name) || parseLogFileName(f.name));
-      if (hasMeta || hasData) out.push({ partition: rel, files });
-      for (const e of entries) {
-        if (e.isDirectory && !e.name.startsWith('.') && !SKIP_DIRS.has(e.name)) next.push(e.path);
-      }
+      next[i] = entries.filter((e) => e.isDirectory && !e.name.startsWith('.') && !SKIP_DIRS.has(e.name)).map((e) => e.path);
+      if (hasMeta || hasData) await fn({ partition: rel, files });
     });
-    level = next;
+    level = next.flat();
   }
-  out.sort((a, b) => (a.partition < b.partition ? -1 : a.partition > b.partition ? 1 : 0));
-  return out;
+}
+
+/** `o` with the listing entry's size: copied, or (lazy) an own enumerable getter reading it on demand. */
+function sized<T extends object>(o: T, f: FileStatus, lazy: boolean): T & { size: number } {
+  if (!lazy) return Object.assign(o, { size: f.size });
+  return Object.defineProperty(o, 'size', { get: () => f.size, enumerable: true, configurable: true }) as T & { size: number };
 }
 
 function cmp(a: string, b: string): number {
@@ -182,16 +212,20 @@ export async function buildFileSystemView(
 
 /** Builds the file groups of one listed partition at a time (for scans that cannot hold every listing). */
 export interface ViewAssembler {
-  /** file groups of one partition (fileIds ascending); files left out are appended to `excluded` */
-  partition(partition: string, files: readonly FileStatus[], excluded: ExcludedFile[]): FileGroup[];
+  /**
+   * file groups of one partition (fileIds ascending); files left out are appended to `excluded`, and
+   * with `replaced` the groups a committed replacecommit replaced are built too and appended there
+   */
+  partition(partition: string, files: readonly FileStatus[], excluded: ExcludedFile[], replaced?: ReplacedFileGroup[]): FileGroup[];
   /** the same from files already parsed and grouped by fileId (data logs only; each list in listing order) */
-  parsedPartition(partition: string, bases: ReadonlyMap<string, BaseFile[]>, logs: ReadonlyMap<string, LogFile[]>, excluded: ExcludedFile[]): FileGroup[];
+  parsedPartition(partition: string, bases: ReadonlyMap<string, BaseFile[]>, logs: ReadonlyMap<string, LogFile[]>, excluded: ExcludedFile[], replaced?: ReplacedFileGroup[]): FileGroup[];
   isCommitted(instant: string): boolean;
   pendingCompactionInstant(partition: string, fileId: string): string | undefined;
 }
 
 export function viewAssembler(timeline: ViewTimeline, opts: ViewOptions = {}): ViewAssembler {
   const layout = timeline.layout;
+  const lazy = opts.lazySizes === true;
   const max = opts.maxInstant;
   const includeMax = opts.includeMax ?? true;
   const inRange = (t: string): boolean => max === undefined || (includeMax ? t <= max : t < max);
@@ -209,20 +243,23 @@ export function viewAssembler(timeline: ViewTimeline, opts: ViewOptions = {}): V
     if (!inRange(pc.instant)) continue;
     for (const op of pc.operations) pendingCompaction.set(groupKey(op.partitionPath, op.fileId), pc.instant);
   }
-  const replaced = new Set<string>();
+  // group → the earliest committed replacecommit that replaced it
+  const replaced = new Map<string, string>();
   for (const r of timeline.replacedFileGroups) {
-    if (isCommitted(r.byInstant)) replaced.add(groupKey(r.partition, r.fileId));
+    const key = groupKey(r.partition, r.fileId);
+    const prev = replaced.get(key);
+    if (isCommitted(r.byInstant) && (prev === undefined || r.byInstant < prev)) replaced.set(key, r.byInstant);
   }
   const clustering = new Map<string, string>();
   for (const c of timeline.pendingClusteringFileGroups ?? []) clustering.set(groupKey(c.partition, c.fileId), c.instant);
 
-  const assemble = (partition: string, files: readonly FileStatus[], excluded: ExcludedFile[]): FileGroup[] => {
+  const assemble = (partition: string, files: readonly FileStatus[], excluded: ExcludedFile[], replacedOut?: ReplacedFileGroup[]): FileGroup[] => {
     const bases = new Map<string, BaseFile[]>();
     const logs = new Map<string, LogFile[]>();
     for (const f of files) {
       const b = parseBaseFileName(f.name);
       if (b) {
-        const base: BaseFile = { name: f.name, path: f.path, size: f.size, ...b };
+        const base = sized({ name: f.name, path: f.path, ...b }, f, lazy) as BaseFile;
         const list = bases.get(b.fileId) ?? [];
         list.push(base);
         bases.set(b.fileId, list);
@@ -230,27 +267,36 @@ export function viewAssembler(timeline: ViewTimeline, opts: ViewOptions = {}): V
       }
       const l = parseLogFileName(f.name);
       if (l && l.ext === 'log') {
-        const log: LogFile = { name: f.name, path: f.path, size: f.size, ...l };
+        const log = sized({ name: f.name, path: f.path, ...l }, f, lazy) as LogFile;
         const list = logs.get(l.fileId) ?? [];
         list.push(log);
         logs.set(l.fileId, list);
       }
     }
-    return assembleParsed(partition, bases, logs, excluded);
+    return assembleParsed(partition, bases, logs, excluded, replacedOut);
   };
 
   const order = logOrder(layout);
-  const assembleParsed = (partition: string, bases: ReadonlyMap<string, BaseFile[]>, logs: ReadonlyMap<string, LogFile[]>, excluded: ExcludedFile[]): FileGroup[] => {
+  const assembleParsed = (
+    partition: string,
+    bases: ReadonlyMap<string, BaseFile[]>,
+    logs: ReadonlyMap<string, LogFile[]>,
+    excluded: ExcludedFile[],
+    replacedOut?: ReplacedFileGroup[],
+  ): FileGroup[] => {
     const groups: FileGroup[] = [];
     const fileIds = [...new Set([...bases.keys(), ...logs.keys()])].sort();
     for (const fileId of fileIds) {
       const key = groupKey(partition, fileId);
       const fgBases = bases.get(fileId) ?? [];
       const fgLogs = logs.get(fileId) ?? [];
-      if (replaced.has(key)) {
+      const replacedBy = replaced.get(key);
+      if (replacedBy !== undefined) {
         for (const f of [...fgBases, ...fgLogs]) excluded.push({ partition, name: f.name, reason: 'replaced', instant: f.instant });
-        continue;
+        if (!replacedOut) continue;
       }
+      // a replaced group's files are reported once, as replaced; its slices are still built (for cleaning)
+      const skipped: ExcludedFile[] = replacedBy !== undefined ? [] : excluded;
       const compactionAt = pendingCompaction.get(key);
       const slices = new Map<string, FileSlice>();
       const sliceAt = (t: string): FileSlice => {
@@ -263,11 +309,11 @@ export function viewAssembler(timeline: ViewTimeline, opts: ViewOptions = {}): V
       };
       for (const b of fgBases) {
         if (compactionAt !== undefined && b.instant === compactionAt) {
-          excluded.push({ partition, name: b.name, reason: 'pending-compaction-output', instant: b.instant });
+          skipped.push({ partition, name: b.name, reason: 'pending-compaction-output', instant: b.instant });
           continue;
         }
         if (!isCommitted(b.instant) && !(opts.includeInflight && inRange(b.instant))) {
-          excluded.push({ partition, name: b.name, reason: inRange(b.instant) ? 'uncommitted' : 'after-max-instant', instant: b.instant });
+          skipped.push({ partition, name: b.name, reason: inRange(b.instant) ? 'uncommitted' : 'after-max-instant', instant: b.instant });
           continue;
         }
         if (layout === 2) b.completionTime = timeline.completionTimeOf(b.instant);
@@ -287,7 +333,7 @@ export function viewAssembler(timeline: ViewTimeline, opts: ViewOptions = {}): V
           // 0.x: the name carries the slice's base instant; deltacommit validity is checked per block
           const ok = isCommitted(l.instant) || l.instant === compactionAt || slices.has(l.instant);
           if (!ok && !(opts.includeInflight && inRange(l.instant))) {
-            excluded.push({ partition, name: l.name, reason: inRange(l.instant) ? 'uncommitted' : 'after-max-instant', instant: l.instant });
+            skipped.push({ partition, name: l.name, reason: inRange(l.instant) ? 'uncommitted' : 'after-max-instant', instant: l.instant });
             continue;
           }
           const s = sliceAt(l.instant);
@@ -297,7 +343,7 @@ export function viewAssembler(timeline: ViewTimeline, opts: ViewOptions = {}): V
         // layout 2: the name carries the writing deltacommit; slice = largest base instant ≤ its completion time
         const committed = isCommitted(l.instant);
         if (!committed && !(opts.includeInflight && inRange(l.instant))) {
-          excluded.push({ partition, name: l.name, reason: inRange(l.instant) ? 'uncommitted' : 'after-max-instant', instant: l.instant });
+          skipped.push({ partition, name: l.name, reason: inRange(l.instant) ? 'uncommitted' : 'after-max-instant', instant: l.instant });
           continue;
         }
         l.completionTime = committed ? timeline.completionTimeOf(l.instant) : undefined;
@@ -318,6 +364,10 @@ export function viewAssembler(timeline: ViewTimeline, opts: ViewOptions = {}): V
       const isLive = (s: FileSlice) => s.baseFile || s.logFiles.length > 0 || s.pendingCompaction;
       const live = sorted.every(isLive) ? sorted : sorted.filter(isLive);
       if (live.length === 0) continue;
+      if (replacedBy !== undefined) {
+        replacedOut!.push({ partition, fileId, slices: live, replacedBy });
+        continue;
+      }
       const fg: FileGroup = { partition, fileId, slices: live };
       const pc = clustering.get(key);
       if (pc) fg.pendingClustering = pc;
@@ -339,7 +389,12 @@ export function assembleView(listed: ListedPartition[], timeline: ViewTimeline, 
   const asm = viewAssembler(timeline, opts);
   const excluded: ExcludedFile[] = [];
   const groupsByPartition = new Map<string, FileGroup[]>();
-  for (const { partition, files } of listed) groupsByPartition.set(partition, asm.partition(partition, files, excluded));
+  const replacedByPartition = new Map<string, ReplacedFileGroup[]>();
+  for (const { partition, files } of listed) {
+    const replaced: ReplacedFileGroup[] = [];
+    groupsByPartition.set(partition, asm.partition(partition, files, excluded, replaced));
+    if (replaced.length > 0) replacedByPartition.set(partition, replaced);
+  }
 
   const partitionNames = [...groupsByPartition.keys()].sort();
   const groupsOf = (partition?: string): FileGroup[] =>
@@ -362,6 +417,8 @@ export function assembleView(listed: ListedPartition[], timeline: ViewTimeline, 
           cdcLogFiles: [...prev.cdcLogFiles, ...last.cdcLogFiles],
         };
       }),
+    replacedFileGroups: (partition) =>
+      partition === undefined ? partitionNames.flatMap((p) => replacedByPartition.get(p) ?? []) : replacedByPartition.get(partition) ?? [],
     excludedFiles: () => excluded,
     isCommitted: asm.isCommitted,
     pendingCompactionInstant: asm.pendingCompactionInstant,

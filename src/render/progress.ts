@@ -12,6 +12,8 @@ export interface ProgressState {
   elapsedMs: number;
   /** the work has no records to count (archival) */
   noRecords?: boolean;
+  /** the work's bytes are not counted (a clean's deletes): the rate is in units per second */
+  noBytes?: boolean;
   /** shown instead of records, bytes and rate (work that counts something else) */
   facts?: string[];
 }
@@ -49,7 +51,10 @@ function facts(s: ProgressState): string[] {
   return [
     `${s.done}/${s.total} ${s.unit}`,
     // work without records (archival: instants) shows none rather than "0 records"
-    ...(s.facts ?? [...(s.noRecords ? [] : [`${shortCount(s.records)} records`]), shortBytes(s.bytes), `${shortBytes(Math.round(s.bytes / secs))}/s`]),
+    ...(s.facts ?? [
+      ...(s.noRecords ? [] : [`${shortCount(s.records)} records`]),
+      ...(s.noBytes ? [`${shortCount(Math.round(s.done / secs))} ${s.unit}/s`] : [shortBytes(s.bytes), `${shortBytes(Math.round(s.bytes / secs))}/s`]),
+    ]),
     e === undefined ? `elapsed ${humanDuration(s.elapsedMs)}` : `ETA ${humanDuration(e)}`,
   ];
 }

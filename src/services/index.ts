@@ -6,5 +6,6 @@ export * from './engine/index.ts';
 export * from '../write/index.ts';
 export { Attempt, underLock, reopen, rollbackWithMetadataTable, type ServiceOptions, type CommitSpec } from './transaction.ts';
 export { hasMetadataTable, type MetadataTableMode, type MetadataChange } from './mdt-sync.ts';
+export * from './clean/index.ts';
 export * from './archival/index.ts';
 export { deleteMetadataTable, deleteRecordIndex, type MetadataDeleteOptions, type MetadataDeleteResult } from './metadata-admin.ts';

@@ -15,7 +15,7 @@ import type { RollbackMetadata } from '../metadata/index.ts';
 import { confineStorage } from '../storage/confine.ts';
 import { openTableAt, type Table } from '../table/index.ts';
 import type { Action, Timeline } from '../timeline/index.ts';
-import { completeInstant, newInstantTime, timesOnTimeline, transitionToInflight } from '../timeline/writer.ts';
+import { completeInstant, instantFilePath, newInstantTime, timesOnTimeline, transitionToInflight } from '../timeline/writer.ts';
 import { joinPath } from '../util/index.ts';
 import { HEARTBEAT_DEFAULTS, startHeartbeat, type Heartbeat } from '../write/heartbeat.ts';
 import { withTableLock, type LockOptions, type TableLock } from '../write/lock.ts';
@@ -137,6 +137,25 @@ export class Attempt {
       throw e;
     }
     return new Attempt(t, instant, action, heartbeat, mdt, opts);
+  }
+
+  /**
+   * Takes over an instant that is already inflight (a clean re-executed from its plan: cleans are
+   * never rolled back). Heartbeat first, then the inflight file must still be there. Under the lock.
+   */
+  static async resume(t: Table, instant: string, action: Action, mdt: MetadataTablePlan | undefined, opts: ServiceOptions): Promise<Attempt> {
+    const expiry = expiryOf(opts);
+    const heartbeat = await startHeartbeat(t.storage, t.metaPath, instant, opts.heartbeatIntervalMs ?? Math.min(expiry / 4, HEARTBEAT_DEFAULTS.intervalMs));
+    if (!(await t.storage.exists(instantFilePath(t.timelineSource, instant, action, 'INFLIGHT')))) {
+      await heartbeat.stop();
+      throw new TblError('conflict', `${action} ${instant} is no longer inflight: another process completed it`, { instant });
+    }
+    return new Attempt(t, instant, action, heartbeat, mdt, opts);
+  }
+
+  /** Gives the instant up without touching the timeline (it stays pending for the next run). */
+  async release(): Promise<void> {
+    await this.heartbeat.stop().catch(() => undefined);
   }
 
   /** Beats now; a lost heartbeat becomes the attempt's conflict error. */

@@ -3,7 +3,7 @@
 // what the CLI prints with --json for the same arguments, paged; errors are tool errors with the CLI's
 // one-line message; a mutating tool is absent without --allow-writes, plans without a token (the table
 // byte-identical), refuses a token made stale by a timeline change, and executes with a valid one.
-import { cpSync, mkdtempSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -16,6 +16,8 @@ import { allCommands } from '../../commands/registry.ts';
 import { toolsFor, undeclaredWrites } from '../../commands/mcp/tools.ts';
 import { demoTable } from '../triage/support.ts';
 import { writeArchivalTable } from '../services/support/archival-table.ts';
+import { predictClean } from '../services/support/clean-oracle.ts';
+import { GenTable } from '../services/support/gen-table.ts';
 
 const BIN = resolve(import.meta.dirname, '../../bin/tblcli.js');
 const open: Client[] = [];
@@ -161,6 +163,32 @@ describe('tblcli mcp: write tools', () => {
     const viaCli = (await cliJson(['orphans', '--older-than', '1s', '--delete', '--yes', '--path', copy])) as { path: string; action: string }[];
     const viaMcp = done.s.result as { path: string; action: string }[];
     expect(viaMcp.map((x) => [x.path, x.action])).toEqual(viaCli.map((x) => [x.path, x.action]));
+  });
+
+  it('cleans run: the plan is the dry run (table unchanged), the token runs that clean; every clean command is a write tool', async () => {
+    const g = await GenTable.create(join(mkdtempSync(join(tmpdir(), 'tblcli-mcp-clean-')), 't'), { type: 'COPY_ON_WRITE', version: 8 });
+    await g.insert(2, 2);
+    for (let i = 0; i < 4; i++) await g.update();
+    const want = predictClean(g.base, { policy: 'KEEP_LATEST_COMMITS', commitsRetained: 2 });
+    expect(want.files.size).toBeGreaterThan(0);
+    const ro = await connect(['--path', g.base]);
+    const roNames = (await ro.listTools()).tools.map((t) => t.name);
+    for (const n of ['cleans_run', 'clean_schedule', 'clean_run', 'clean_scheduleAndExecute']) expect(roNames).not.toContain(n);
+    const c = await connect(['--path', g.base, '--allow-writes']);
+    const tools = (await c.listTools()).tools;
+    for (const n of ['cleans_run', 'clean_schedule', 'clean_run', 'clean_scheduleAndExecute']) expect(tools.map((t) => t.name)).toContain(n);
+    expect(Object.keys((tools.find((t) => t.name === 'cleans_run')!.inputSchema as { properties: object }).properties)).not.toContain('dryRun');
+    const before = treeDigest(g.base, LOCKS_AND_HEARTBEATS);
+    const plan = await call(c, 'cleans_run', { commitsRetained: 2 });
+    expect(plan.isError, JSON.stringify(plan.s)).toBe(false);
+    const p = plan.s.plan as { dryRun: boolean; files: { partition: string; file: string }[] };
+    expect(p.dryRun).toBe(true);
+    expect(p.files.map((f) => `${f.partition}/${f.file}`).sort()).toEqual([...want.files].sort());
+    expect(treeDigest(g.base, LOCKS_AND_HEARTBEATS)).toEqual(before);
+    const done = await call(c, 'cleans_run', { commitsRetained: 2, token: plan.s.token });
+    expect(done.isError, JSON.stringify(done.s)).toBe(false);
+    expect(done.s.result).toMatchObject({ status: 'cleaned', files: want.files.size, failedFiles: 0 });
+    for (const f of want.files) expect(existsSync(join(g.base, f))).toBe(false);
   });
 
   it('every command that changes a table is a write tool, never a read tool (fail-closed: an undeclared one is no tool)', async () => {

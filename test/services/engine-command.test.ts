@@ -267,7 +267,10 @@ describe('spark-submit command lines', () => {
     ]);
     // HoodieCleaner.Config: --target-base-path, --props, --hoodie-conf (no instant, parallelism or retry)
     const clean = await buildEngineCommand(s, job({ service: 'clean', instant: undefined }), ctx());
-    expect(clean.argv).toEqual(['spark-submit', '--class', 'org.apache.hudi.utilities.HoodieCleaner', SPARK_BUNDLE, '--target-base-path', BASE, ...LOCK]);
+    // multiple cleans off (both spellings): with tblcli's plan pending, HoodieCleaner schedules none of its own
+    const noMultiple = ['--hoodie-conf', 'hoodie.clean.multiple.enabled=false', '--hoodie-conf', 'hoodie.clean.allow.multiple=false'];
+    expect(clean.argv).toEqual(['spark-submit', '--class', 'org.apache.hudi.utilities.HoodieCleaner', SPARK_BUNDLE, '--target-base-path', BASE, ...LOCK, ...noMultiple]);
+    await expect(buildEngineCommand(settings('spark', { bundle: SPARK_BUNDLE, 'hoodie-conf': { 'hoodie.clean.allow.multiple': 'true' } }), job({ service: 'clean' }), ctx())).rejects.toThrow(/hoodie.clean.allow.multiple is set by tblcli/);
     await expect(buildEngineCommand(settings('spark', { bundle: SPARK_BUNDLE, retry: '2' }), job({ service: 'clean' }), ctx())).rejects.toThrow(/HoodieCleaner takes neither --parallelism nor --retry/);
   });
 

@@ -84,6 +84,9 @@ export function lockConf(basePath: string, expireMinutes: number): Record<string
   };
 }
 
+/** hoodie.clean.multiple.enabled (1.x) and its 0.x name hoodie.clean.allow.multiple (0.11–0.14 default true). */
+export const MULTIPLE_CLEANS_KEYS: readonly string[] = ['hoodie.clean.multiple.enabled', 'hoodie.clean.allow.multiple'];
+
 export interface BuildContext {
   /** directory for private files (0700; created by the caller) */
   privateDir: string;
@@ -174,6 +177,11 @@ async function hudiSettings(s: EngineSettings, job: EngineJob, ctx: BuildContext
       throw usage(`${k} is set by tblcli: the engine must take the same lock as tblcli (${LOCK_PROVIDER} at ${job.basePath}/.hoodie/.aux/lock)`, 'use --lock-expire for the lock expiry');
     }
   }
+  if (job.service === 'clean') {
+    for (const k of Object.keys(s.hoodieConf)) {
+      if (MULTIPLE_CLEANS_KEYS.includes(k)) throw usage(`${k} is set by tblcli: HoodieCleaner must only execute the pending clean tblcli planned, not schedule one of its own`);
+    }
+  }
   let userProps: string | undefined;
   if (s.props && isLocalPath(s.props)) {
     userProps = await ctx.readLocal(localPathOf(s.props));
@@ -184,6 +192,8 @@ async function hudiSettings(s: EngineSettings, job: EngineJob, ctx: BuildContext
     }
   }
   const plain: Record<string, string> = { ...lockConf(job.basePath, job.lockExpireMinutes) };
+  // with a clean pending and multiple cleans off, client.clean() schedules nothing and executes the pending plans
+  if (job.service === 'clean') for (const k of MULTIPLE_CLEANS_KEYS) plain[k] = 'false';
   const secret: Record<string, string> = {};
   for (const [k, v] of Object.entries(s.hoodieConf)) (isSecretKey(k) ? secret : plain)[k] = v;
   // the layout the clustering was planned (or asked) with; the service resolved it over the user's settings
@@ -208,9 +218,8 @@ async function hudiSettings(s: EngineSettings, job: EngineJob, ctx: BuildContext
 function sparkUtilityArgs(s: SparkSettings, job: EngineJob, props: string | undefined, conf: string[]): string[] {
   const tail = [...(props ? ['--props', props] : []), ...conf];
   if (job.service === 'clean') {
-    // HoodieCleaner names no instant: client.clean() runs the pending clean plans (tblcli's among
-    // them) and may schedule one of its own from the hoodie.cleaner.* settings (hudi-cli.md §4.3);
-    // the clean service's adapter decides how to keep that to its plan
+    // HoodieCleaner names no instant: client.clean() executes every pending clean plan (tblcli's)
+    // and, with multiple cleans off (set in hudiSettings), schedules none of its own while one is pending
     if (s.parallelism !== undefined || s.retry !== undefined) throw usage('HoodieCleaner takes neither --parallelism nor --retry');
     return ['--target-base-path', job.basePath, ...tail];
   }

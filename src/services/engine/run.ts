@@ -38,8 +38,8 @@ export interface EngineService {
   pending?(t: Table, tl: Timeline): Promise<Instant[]>;
   /** resolves and checks the plan's inputs before anything is written or launched; returns the operation count and what the command line needs from the plan */
   check(t: Table, tl: Timeline, i: Instant): Promise<{ operations: number; job?: PlanArgs }>;
-  /** rolls a dead attempt back keeping its plan (holding the lock) */
-  rollback(t: Table, mdt: MetadataTablePlan | undefined, instant: string, opts: ServiceOptions & { keepAlive?: () => Promise<void> }): Promise<RollbackResult>;
+  /** rolls a dead attempt back keeping its plan (holding the lock); absent: the engine re-executes an inflight instant from its plan (clean) */
+  rollback?(t: Table, mdt: MetadataTablePlan | undefined, instant: string, opts: ServiceOptions & { keepAlive?: () => Promise<void> }): Promise<RollbackResult>;
 }
 
 export interface EngineRunOptions extends ServiceOptions {
@@ -148,14 +148,14 @@ async function claim(table: Table, svc: EngineService, opts: EngineRunOptions): 
       if (opts.dryRun) return { claim: { table: locked, instant: i.requestedTime, state, operations, job } };
       let t = locked;
       let rolledBack: RollbackResult | undefined;
-      if (state === 'INFLIGHT') {
+      if (state === 'INFLIGHT' && svc.rollback) {
         // the engine's metadata table is Hudi's business; the rollback keeps it in step the Hudi way
         const m = await metadataTableFor(locked, { ...opts, metadataTable: 'update' }, 'rollback');
         t = m.table;
         rolledBack = await svc.rollback(t, m.mdt, i.requestedTime, { ...opts, keepAlive: () => lock.keepAlive() });
       }
       const heartbeat = await startHeartbeat(t.storage, t.metaPath, i.requestedTime, opts.heartbeatIntervalMs ?? Math.min(expiry / 4, 60_000));
-      return { claim: { table: t, instant: i.requestedTime, heartbeat, state: 'REQUESTED', operations, rolledBack, job } };
+      return { claim: { table: t, instant: i.requestedTime, heartbeat, state: rolledBack || state === 'REQUESTED' ? 'REQUESTED' : 'INFLIGHT', operations, rolledBack, job } };
     }
     if (busy) return busy;
     return { status: 'nothing-to-do' };

@@ -13,11 +13,16 @@
 //   crash     start the instant and die in the middle (the crash child, SIGKILLed after a base file
 //             is written: inflight, markers, a partial file, its heartbeat left), then exit 1
 //   hang      print a line and wait forever; SIGINT/SIGTERM are recorded in signals.jsonl
+// HoodieCleaner (`--class org.apache.hudi.utilities.HoodieCleaner`, no instant on its command line)
+// executes every pending clean as client.clean() does with multiple cleans off: `complete` runs
+// `clean run --engine local` (all pending cleans; Hudi's cleaner writes no heartbeat, so the pending
+// cleans' heartbeats are removed first), `crash` runs the clean child SIGKILLed after two deletions.
 // `print` lines are printed first (application ids, job ids).
 import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { bundleForTest } from '../../support/bundle.ts';
+import { buildCleanChild } from './build-clean-child.ts';
 import { buildClusteringChild, buildCompactionChild } from './build-child.ts';
 
 export interface Behaviour {
@@ -62,9 +67,26 @@ if (tool === 'yarn') { console.log('Killing application ' + argv[argv.length - 1
 if (tool === 'flink' && argv[0] === 'cancel') { console.log('Cancelled job ' + argv[argv.length - 1] + '.'); process.exit(0); }
 if (tool === 'spark-submit' && argv.includes('--kill')) { console.log('Killing submission ' + valueOf('--kill')); process.exit(0); }
 for (const l of cfg.print || []) console.log(l);
-const base = valueOf('--base-path') || valueOf('--path');
+const base = valueOf('--base-path') || valueOf('--path') || valueOf('--target-base-path');
 const instant = valueOf('--instant-time') || valueOf('--target-instants');
 const takeOverHeartbeat = () => fs.rmSync(path.join(base, '.hoodie', '.heartbeat', instant), { force: true });
+if (argv.includes('org.apache.hudi.utilities.HoodieCleaner') && (cfg.mode === 'complete' || cfg.mode === 'crash')) {
+  const pendingCleans = [path.join(base, '.hoodie'), path.join(base, '.hoodie', 'timeline')]
+    .flatMap((d) => (fs.existsSync(d) ? fs.readdirSync(d) : []))
+    .map((n) => /^(\d+)\.clean\.(requested|inflight)$/.exec(n))
+    .filter(Boolean)
+    .map((m) => m[1]);
+  for (const t of pendingCleans) fs.rmSync(path.join(base, '.hoodie', '.heartbeat', t), { force: true });
+  console.log('INFO HoodieCleaner: Cleaner started');
+  if (cfg.mode === 'crash') {
+    const r = cp.spawnSync(process.execPath, [cfg.cleanChild, base, JSON.stringify({ policy: 'KEEP_LATEST_COMMITS', crashAt: 'file-deleted', crashAfterFiles: 2, heartbeatExpiryMs: cfg.heartbeatExpiryMs })], { stdio: 'inherit' });
+    console.error('ERROR HoodieCleaner: Fail to run cleaning for ' + base + ' (executor lost: ' + r.signal + ')');
+    process.exit(1);
+  }
+  const r = cp.spawnSync(process.execPath, [cfg.cli, 'clean', 'run', '--engine', 'local', '--path', base], { stdio: 'inherit' });
+  if (r.status === 0) console.log('INFO HoodieCleaner: Cleaner completed successfully');
+  process.exit(cfg.exitCode !== undefined ? cfg.exitCode : r.status === null ? 1 : r.status);
+}
 const clustering = argv.includes('org.apache.hudi.utilities.HoodieClusteringJob') || argv.includes('org.apache.hudi.sink.clustering.HoodieFlinkClusteringJob');
 const utility = clustering ? 'HoodieClusteringJob' : 'HoodieCompactor';
 switch (cfg.mode) {
@@ -110,6 +132,7 @@ export interface StandIns {
 
 let cli: Promise<string> | undefined;
 let child: Promise<string> | undefined;
+let cleanChild: Promise<string> | undefined;
 let clusteringChild: Promise<string> | undefined;
 
 /** The CLI as a standalone script (built once per test process). */
@@ -121,9 +144,10 @@ export function builtCli(): Promise<string> {
   return cli;
 }
 
-export async function makeStandIns(): Promise<StandIns> {
+/** `clean: true` also builds the clean crash child (HoodieCleaner's `crash`). */
+export async function makeStandIns(o: { clean?: boolean } = {}): Promise<StandIns> {
   const dir = mkdtempSync(join(tmpdir(), 'tblcli-standins-'));
-  const [cliPath, childPath, clusteringChildPath] = await Promise.all([builtCli(), (child ??= buildCompactionChild()), (clusteringChild ??= buildClusteringChild())]);
+  const [cliPath, childPath, clusteringChildPath, cleanChildPath] = await Promise.all([builtCli(), (child ??= buildCompactionChild()), (clusteringChild ??= buildClusteringChild()), o.clean ? (cleanChild ??= buildCleanChild()) : undefined]);
   for (const tool of ['spark-submit', 'flink', 'yarn']) {
     writeFileSync(join(dir, tool), SCRIPT);
     chmodSync(join(dir, tool), 0o755);
@@ -134,7 +158,7 @@ export async function makeStandIns(): Promise<StandIns> {
     sparkSubmit: join(dir, 'spark-submit'),
     flink: join(dir, 'flink'),
     yarn: join(dir, 'yarn'),
-    behave: (b) => writeFileSync(join(dir, 'behaviour.json'), JSON.stringify({ ...b, cli: cliPath, child: childPath, clusteringChild: clusteringChildPath })),
+    behave: (b) => writeFileSync(join(dir, 'behaviour.json'), JSON.stringify({ ...b, cli: cliPath, child: childPath, clusteringChild: clusteringChildPath, cleanChild: cleanChildPath })),
     calls: () => read('calls.jsonl') as Call[],
     signals: () => read('signals.jsonl'),
     path: `${dir}:${dirname(process.execPath)}:${process.env.PATH ?? ''}`,
