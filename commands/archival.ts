@@ -2,9 +2,10 @@
 // options), for the data table and then its metadata table. Quiet on success; exit 0 done or nothing to
 // archive, 1 failure, 4 lock held.
 import type { CommandSpec, Opts } from './spec.ts';
-import { parseBool, parseDurationOpt, parseIntOpt } from './spec.ts';
+import { parseBool, parseIntOpt } from './spec.ts';
 import { openFromOpts, outputOptions, wantsJson } from './shared.ts';
 import type { Ctx } from './context.ts';
+import { lockOf, lockOptions, VERBOSE } from './service-options.ts';
 
 type Archival = typeof import('../src/services/archival/index.ts');
 type Result = Awaited<ReturnType<Archival['triggerArchival']>>;
@@ -70,7 +71,7 @@ async function run(ctx: Ctx, o: Opts): Promise<void> {
       commitsRetained: o.commitsRetainedByCleaner as number,
       enableMetadata: o.enableMetadata !== false,
       dryRun,
-      lock: { wait: o.wait === true, waitTimeoutMs: o.waitTimeout as number | undefined, expireMs: o.lockExpire as number | undefined },
+      lock: lockOf(o),
       now: ctx.now,
       onStart: progress && ((e) => progress.start(e.instants, 'instants', e.table === 'data' ? 'archival' : 'archival (metadata table)')),
       onProgress: progress && ((e) => progress.step(0, e.bytes, undefined, e.instants)),
@@ -118,10 +119,8 @@ export const archivalSpecs: CommandSpec[] = [
       { flags: '--commitsRetainedByCleaner <n>', description: 'hoodie.cleaner.commits.retained (KEEP_LATEST_COMMITS); raises minCommits when the cleaner retains more', default: 10, parse: parseIntOpt },
       { flags: '--enableMetadata [bool]', description: "keep instants after the metadata table's last compaction, and archive the metadata table's own timeline (false: refused on table version 6 as Hudi 0.14 fails; 8/9: the bound is skipped as Hudi 1.x does and the metadata table is left alone)", default: true, parse: parseBool },
       { flags: '--dry-run', description: 'show which instants would be archived and why each other one stays (one row per instant of the data table, then of its metadata table: the JSON fields below); writes nothing, takes no lock. Without it, --json prints a summary: archived, instants, recovered, archiveFiles, compactedFiles, deletedFiles, rules, minCommits, maxCommits, and metadataTable (the same for the metadata table, or null)' },
-      { flags: '--wait', description: 'wait for the table lock instead of exiting 4' },
-      { flags: '--wait-timeout <duration>', description: 'give up waiting after this long (e.g. 10m)', parse: parseDurationOpt },
-      { flags: '--lock-expire <duration>', description: 'FileSystemBasedLockProvider expiry (hoodie.write.lock.filesystem.expire; default 1m, 0 = never)', parse: parseDurationOpt },
-      { flags: '--verbose', description: 'report progress and the result on stderr (quiet on success otherwise; on a terminal a progress bar is drawn anyway)' },
+      ...lockOptions(),
+      VERBOSE,
       { flags: '--sparkMemory <mem>', description: 'accepted for hudi-cli scripts; ignored (no Spark)' },
       { flags: '--sparkMaster <master>', description: 'accepted for hudi-cli scripts; ignored (no Spark)' },
     ],

@@ -10,6 +10,7 @@ import { openFromOpts, outputOptions, storageOptions, wantsJson } from './shared
 import type { Ctx } from './context.ts';
 import type { Table } from '../src/table/index.ts';
 import { ENGINE_OPTIONS, engineExitCode, engineFromOpts, engineSummary, lockExpireMinutes, reportEngineRun } from './engine-options.ts';
+import { heartbeatOption, lockOptions, metadataTableOption, serviceOpts, VERBOSE } from './service-options.ts';
 
 type Services = typeof import('../src/services/index.ts');
 const services = (): Promise<Services> => import('../src/services/index.ts');
@@ -53,26 +54,14 @@ const RUN_OPTIONS: OptionSpec[] = [
 ];
 
 const SERVICE_OPTIONS: OptionSpec[] = [
-  { flags: '--wait', description: 'wait for the table lock (and for a clean run by another process) instead of exiting 4' },
-  { flags: '--wait-timeout <duration>', description: 'give up waiting after this long (e.g. 10m)', parse: parseDurationOpt },
-  { flags: '--lock-expire <duration>', description: 'FileSystemBasedLockProvider expiry (hoodie.write.lock.filesystem.expire; default 1m, 0 = never)', parse: parseDurationOpt },
-  { flags: '--heartbeat-expiry <duration>', description: 'a pending write or clean whose heartbeat is older is considered dead (default 2m, as Hudi)', parse: parseDurationOpt },
-  { flags: '--metadata-table <mode>', description: "table with a metadata table: 'update' (default: the deletions go to it in the same transaction), 'disable' or 'refuse'", default: 'update' },
-  { flags: '--verbose', description: 'report progress and the result on stderr (quiet on success otherwise; on a terminal a progress bar is drawn anyway)' },
+  ...lockOptions('a clean run by another process'),
+  heartbeatOption('a pending write or clean'),
+  metadataTableOption('the deletions go to it in the same transaction'),
+  VERBOSE,
   { flags: '--sparkMaster <master>', description: 'hudi-cli spelling of --master for --engine spark; ignored otherwise' },
   { flags: '--sparkMemory <memory>', description: 'hudi-cli spelling of --executor-memory for --engine spark; ignored otherwise' },
 ];
 
-function serviceOpts(ctx: Ctx, o: Opts) {
-  const mode = String(o.metadataTable ?? 'update');
-  if (mode !== 'update' && mode !== 'refuse' && mode !== 'disable') throw new TblError('usage', `--metadata-table must be update, disable or refuse, got '${mode}'`);
-  return {
-    lock: { wait: o.wait === true, waitTimeoutMs: o.waitTimeout as number | undefined, expireMs: o.lockExpire as number | undefined },
-    metadataTable: mode as 'update' | 'refuse' | 'disable',
-    heartbeatExpiryMs: o.heartbeatExpiry as number | undefined,
-    now: ctx.now,
-  };
-}
 
 /** The clean configuration: flags over --hoodieConfigs over --propsFilePath over hoodie.properties. */
 async function cleanConfig(ctx: Ctx, o: Opts, table: Table) {

@@ -9,6 +9,7 @@ import { parseDurationOpt, parseIntOpt } from './spec.ts';
 import { openFromOpts, outputOptions, tableAction, wantsJson } from './shared.ts';
 import type { Ctx } from './context.ts';
 import { ENGINE_OPTIONS, engineFromOpts, lockExpireMinutes, reportEngineRun } from './engine-options.ts';
+import { lockOptions, metadataTableOption, serviceOpts, VERBOSE } from './service-options.ts';
 
 /** Bytes: an integer, or with a unit (KB, MB, GB; powers of 1024). */
 export function parseBytesOpt(v: string): number {
@@ -27,11 +28,9 @@ const COMMON: OptionSpec[] = [
   { flags: '--propsFilePath <path>', description: 'a properties file of Hudi settings (applied before --hoodieConfigs)' },
   { flags: '--sparkMaster <master>', description: 'hudi-cli spelling of --master (--engine spark); otherwise ignored' },
   { flags: '--sparkMemory <memory>', description: 'hudi-cli spelling of --executor-memory (--engine spark); otherwise ignored' },
-  { flags: '--wait', description: 'wait for the table lock (and for a clustering run by another process) instead of exiting 4' },
-  { flags: '--wait-timeout <duration>', description: 'give up waiting after this long (e.g. 10m)', parse: parseDurationOpt },
-  { flags: '--lock-expire <duration>', description: 'FileSystemBasedLockProvider expiry (default 1m, 0 = never)', parse: parseDurationOpt },
-  { flags: '--metadata-table <mode>', description: "table with a metadata table: 'update' (default: kept in step, record_index included), 'disable' or 'refuse'", default: 'update' },
-  { flags: '--verbose', description: 'report progress and the result on stderr (quiet on success otherwise; on a terminal a progress bar is drawn anyway)' },
+  ...lockOptions('a clustering run by another process'),
+  metadataTableOption('kept in step in the same transaction, record_index included'),
+  VERBOSE,
 ];
 
 const SCHEDULE: OptionSpec[] = [
@@ -88,16 +87,8 @@ function hoodieConfigs(o: Opts): Map<string, string> {
   return out;
 }
 
-async function serviceOpts(ctx: Ctx, o: Opts) {
-  const mode = String(o.metadataTable ?? 'update');
-  if (mode !== 'update' && mode !== 'refuse' && mode !== 'disable') throw new TblError('usage', `--metadata-table must be update, disable or refuse, got '${mode}'`);
-  return {
-    lock: { wait: o.wait === true, waitTimeoutMs: o.waitTimeout as number | undefined, expireMs: o.lockExpire as number | undefined },
-    metadataTable: mode as 'update' | 'refuse' | 'disable',
-    heartbeatExpiryMs: o.heartbeatExpiry as number | undefined,
-    now: ctx.now,
-    props: await extraProps(o),
-  };
+async function clusteringOpts(ctx: Ctx, o: Opts) {
+  return { ...serviceOpts(ctx, o), props: await extraProps(o) };
 }
 
 function scheduleOpts(o: Opts) {
@@ -139,7 +130,7 @@ function note(ctx: Ctx, o: Opts, msg: string): void {
 
 async function schedule(ctx: Ctx, o: Opts): Promise<string | undefined> {
   const table = await openFromOpts(ctx, o);
-  const s = await (await services()).scheduleClustering(table, { ...(await serviceOpts(ctx, o)), ...scheduleOpts(o) });
+  const s = await (await services()).scheduleClustering(table, { ...(await clusteringOpts(ctx, o)), ...scheduleOpts(o) });
   if (s.metadataTableDisabled) ctx.out.warn(`metadata table of ${table.uri} disabled (hoodie.table.metadata.partitions cleared, .hoodie/metadata deleted)`);
   const groups = s.plan?.inputGroups ?? [];
   const summary = {
@@ -165,7 +156,7 @@ async function run(ctx: Ctx, o: Opts, instant: string | undefined, label?: strin
   const progress = (await import('./progress.ts')).progressFor(ctx, 'clustering', { verbose: o.verbose === true });
   let r: Awaited<ReturnType<Services['runClustering']>>;
   try {
-    r = await (await services()).runClustering(table, { ...(await serviceOpts(ctx, o)), ...runOpts(o, progress), instant });
+    r = await (await services()).runClustering(table, { ...(await clusteringOpts(ctx, o)), ...runOpts(o, progress), instant });
   } finally {
     progress.end();
   }
@@ -236,7 +227,7 @@ function enginePropsFile(o: Opts): string | undefined {
 async function runOnEngine(ctx: Ctx, o: Opts, settings: NonNullable<Loaded['settings']>, instant?: string, planned?: { instant: string; plan?: import('../src/metadata/index.ts').ClusteringPlan }): Promise<number> {
   const table = await openFromOpts(ctx, o);
   const svc = await services();
-  const base = await serviceOpts(ctx, o);
+  const base = await clusteringOpts(ctx, o);
   const opts = {
     ...base,
     metadataTable: 'update' as const,
@@ -331,7 +322,7 @@ export const clusteringSpecs: CommandSpec[] = [
       if (loaded.settings && o.dryRun === true) {
         // plan without writing it, then show the command for the instant it would get
         const table = await openFromOpts(ctx, o);
-        const s = await (await services()).scheduleClustering(table, { ...(await serviceOpts(ctx, o)), ...scheduleOpts(o), dryRun: true });
+        const s = await (await services()).scheduleClustering(table, { ...(await clusteringOpts(ctx, o)), ...scheduleOpts(o), dryRun: true });
         if (!s.plan || !s.instant) {
           if (wantsJson(o)) ctx.out.json({ status: 'nothing-to-do', instant: null, reason: s.reason ?? null });
           else note(ctx, o, `Nothing to cluster: ${s.reason}`);

@@ -8,14 +8,9 @@ import { parseDurationOpt, parseIntOpt } from './spec.ts';
 import { openFromOpts, outputOptions, wantsJson } from './shared.ts';
 import type { Ctx } from './context.ts';
 import { ENGINE_OPTIONS, engineFromOpts, lockExpireMinutes, reportEngineRun } from './engine-options.ts';
+import { heartbeatOption, lockOptions, metadataTableOption, serviceOpts, VERBOSE } from './service-options.ts';
 
-const SERVICE_OPTIONS: OptionSpec[] = [
-  { flags: '--wait', description: 'wait for the table lock (and for a compaction run by another process) instead of exiting 4' },
-  { flags: '--wait-timeout <duration>', description: 'give up waiting after this long (e.g. 10m)', parse: parseDurationOpt },
-  { flags: '--lock-expire <duration>', description: 'FileSystemBasedLockProvider expiry (hoodie.write.lock.filesystem.expire; default 1m, 0 = never)', parse: parseDurationOpt },
-  { flags: '--metadata-table <mode>', description: "table with a metadata table: 'update' (default: kept in step in the same transaction, as Hudi does), 'disable' (clear hoodie.table.metadata.partitions, delete .hoodie/metadata) or 'refuse'", default: 'update', choices: ['update', 'disable', 'refuse'] },
-  { flags: '--verbose', description: 'report progress and the result on stderr (quiet on success otherwise; on a terminal a progress bar is drawn anyway)' },
-];
+const SERVICE_OPTIONS: OptionSpec[] = [...lockOptions('a compaction run by another process'), metadataTableOption(), VERBOSE];
 
 const SCHEDULE_OPTIONS: OptionSpec[] = [
   { flags: '--strategy <name>', description: 'num-commits (default), log-size or all', default: 'num-commits', choices: ['num-commits', 'log-size', 'all'] },
@@ -28,7 +23,7 @@ const RUN_OPTIONS: OptionSpec[] = [
   { flags: '--parallelism <n>', description: "file groups compacted in parallel (default 2); with --engine: the utility's --parallelism (Spark) or --compaction-tasks (Flink), passed only when given", parse: parseIntOpt },
   { flags: '--codec <codec>', description: 'parquet codec: GZIP (Hudi default, the default), SNAPPY or UNCOMPRESSED', choices: ['GZIP', 'SNAPPY', 'UNCOMPRESSED'] },
   { flags: '--gzip-level <n>', description: 'zlib level of GZIP pages, 1-9 (default 6, what Hudi writes); lower is faster, files a few % larger', parse: parseGzipLevel },
-  { flags: '--heartbeat-expiry <duration>', description: 'a running compaction whose heartbeat is older is considered dead (default 2m, as Hudi)', parse: parseDurationOpt },
+  heartbeatOption('a running compaction'),
 ];
 
 function parseGzipLevel(v: string): number {
@@ -40,16 +35,6 @@ function parseGzipLevel(v: string): number {
 type Services = typeof import('../src/services/index.ts');
 const services = (): Promise<Services> => import('../src/services/index.ts');
 
-function serviceOpts(ctx: Ctx, o: Opts) {
-  const mode = String(o.metadataTable ?? 'update');
-  if (mode !== 'update' && mode !== 'refuse' && mode !== 'disable') throw new TblError('usage', `--metadata-table must be update, disable or refuse, got '${mode}'`);
-  return {
-    lock: { wait: o.wait === true, waitTimeoutMs: o.waitTimeout as number | undefined, expireMs: o.lockExpire as number | undefined },
-    metadataTable: mode as 'update' | 'refuse' | 'disable',
-    heartbeatExpiryMs: o.heartbeatExpiry as number | undefined,
-    now: ctx.now,
-  };
-}
 
 function scheduleOpts(o: Opts) {
   const strategy = String(o.strategy ?? 'num-commits');

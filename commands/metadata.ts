@@ -3,11 +3,12 @@
 // validate-files exits 0 whatever it finds (hudi-cli prints the differences as a table); each
 // difference is also a warning on stderr.
 import type { CommandSpec, OptionSpec, Opts } from './spec.ts';
-import { parseBool, parseDurationOpt } from './spec.ts';
+import { parseBool } from './spec.ts';
 import { openFromOpts, outputOptions, tableAction, wantsJson } from './shared.ts';
 import type { Ctx } from './context.ts';
 import { timelineSpec, type TimelineShowOptions } from './timeline.ts';
 import type { Table } from '../src/table/index.ts';
+import { lockOf, lockOptions } from './service-options.ts';
 
 
 // hudi-cli prints these tables with limit Integer.MAX_VALUE and no sort options
@@ -19,9 +20,7 @@ const mdtTimeline = async (table: Table, opts: TimelineShowOptions) =>
 const DELETE_OPTIONS: OptionSpec[] = [
   { flags: '--backup [bool]', description: 'rename the directory to .hoodie/.metadata_<instant> instead of deleting it (hudi-cli default true; --backup false deletes)', default: true, parse: parseBool },
   { flags: '--dry-run', description: 'report what would be cleared, renamed or deleted; write nothing' },
-  { flags: '--wait', description: 'wait for the table lock instead of exiting 4' },
-  { flags: '--wait-timeout <duration>', description: 'give up waiting after this long (e.g. 10m)', parse: parseDurationOpt },
-  { flags: '--lock-expire <duration>', description: 'FileSystemBasedLockProvider expiry (hoodie.write.lock.filesystem.expire; default 1m, 0 = never)', parse: parseDurationOpt },
+  ...lockOptions(),
 ];
 
 async function metadataDelete(ctx: Ctx, o: Opts, target: 'metadata-table' | 'record-index'): Promise<void> {
@@ -30,7 +29,7 @@ async function metadataDelete(ctx: Ctx, o: Opts, target: 'metadata-table' | 'rec
   const opts = {
     backup: o.backup !== false,
     dryRun: o.dryRun === true,
-    lock: { wait: o.wait === true, waitTimeoutMs: o.waitTimeout as number | undefined, expireMs: o.lockExpire as number | undefined },
+    lock: lockOf(o),
     now: ctx.now,
   };
   const r = target === 'metadata-table' ? await services.deleteMetadataTable(table, opts) : await services.deleteRecordIndex(table, opts);

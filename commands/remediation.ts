@@ -11,6 +11,7 @@ import type { Ctx } from './context.ts';
 import type { CommandSpec, OptionSpec, Opts } from './spec.ts';
 import { parseBool, parseDurationOpt } from './spec.ts';
 import { openFromOpts, outputOptions, wantsJson } from './shared.ts';
+import { heartbeatOption, lockOptions, metadataTableOption, serviceOpts } from './service-options.ts';
 
 type Remediation = typeof import('../src/services/remediation/index.ts');
 const lib = (): Promise<Remediation> => import('../src/services/remediation/index.ts');
@@ -18,18 +19,10 @@ const lib = (): Promise<Remediation> => import('../src/services/remediation/inde
 /** Exit code of a dry run that would change something. */
 const WOULD_CHANGE = 3;
 
-const LOCK_OPTIONS: OptionSpec[] = [
-  { flags: '--wait', description: 'wait for the table lock instead of exiting 4' },
-  { flags: '--wait-timeout <duration>', description: 'give up waiting after this long (e.g. 2m)', parse: parseDurationOpt },
-  { flags: '--lock-expire <duration>', description: 'FileSystemBasedLockProvider expiry (hoodie.write.lock.filesystem.expire; default 1m, 0 = never)', parse: parseDurationOpt },
-];
+const LOCK_OPTIONS = lockOptions();
 const DRY_RUN: OptionSpec = { flags: '--dry-run', description: 'show exactly what would change, change nothing (exit 3 when something would)' };
-const HEARTBEAT: OptionSpec = { flags: '--heartbeat-expiry <duration>', description: 'a heartbeat older than this is dead (default 2m: Hudi 60 s × 2 misses)', parse: parseDurationOpt };
-const METADATA_TABLE: OptionSpec = {
-  flags: '--metadata-table <mode>',
-  description: "table with a metadata table: 'update' (default: kept in step, as Hudi does), 'disable' (drop it the Hudi way first) or 'refuse'",
-  default: 'update',
-};
+const HEARTBEAT = heartbeatOption();
+const METADATA_TABLE = metadataTableOption('kept in step, as Hudi does');
 /** hudi-cli's Spark launch options: accepted so scripts keep working, nothing is launched. */
 const SPARK: OptionSpec[] = [
   { flags: '--sparkProperties <file>', description: 'ignored (hudi-cli compatibility: no Spark job is launched)' },
@@ -37,16 +30,6 @@ const SPARK: OptionSpec[] = [
   { flags: '--sparkMemory <mem>', description: 'ignored (hudi-cli compatibility)' },
 ];
 
-function serviceOpts(ctx: Ctx, o: Opts) {
-  const mode = String(o.metadataTable ?? 'update');
-  if (mode !== 'update' && mode !== 'refuse' && mode !== 'disable') throw new TblError('usage', `--metadata-table must be update, disable or refuse, got '${mode}'`);
-  return {
-    lock: { wait: o.wait === true, waitTimeoutMs: o.waitTimeout as number | undefined, expireMs: o.lockExpire as number | undefined },
-    metadataTable: mode as 'update' | 'refuse' | 'disable',
-    heartbeatExpiryMs: o.heartbeatExpiry as number | undefined,
-    now: ctx.now,
-  };
-}
 
 function required(o: Opts, key: string, flag = key): string {
   const v = o[key];
