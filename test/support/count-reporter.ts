@@ -8,13 +8,16 @@ export default class CountReporter implements Reporter {
     let failed = 0;
     let skipped = 0;
     for (const m of modules) {
+      let failedHere = 0;
       for (const t of m.children.allTests()) {
         const s = t.result().state;
         if (s === 'passed') passed++;
-        else if (s === 'failed') failed++;
+        else if (s === 'failed') failedHere++;
         else skipped++;
       }
-      if (m.state() === 'failed' && [...m.children.allTests()].length === 0) failed++;
+      // a file that failed without a failed test (an import error, an empty suite, a hook): one failure
+      if (m.state() === 'failed' && failedHere === 0) failedHere = 1;
+      failed += failedHere;
     }
     failed += errors.length;
     process.stdout.write(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`);
