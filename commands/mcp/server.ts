@@ -98,7 +98,7 @@ export class TblcliMcp {
     if (this.all) return this.all.find((x) => x.name === name);
     const first = name.split('_')[0]!;
     let p = this.byFamily.get(first);
-    if (!p) this.byFamily.set(first, (p = commandsFor([first]).then((specs) => toolsFor(specs, this.opts.allowWrites))));
+    if (!p) this.byFamily.set(first, (p = commandsFor([first]).then((specs) => toolsFor(specs, this.opts.allowWrites, false))));
     return (await p).find((x) => x.name === name);
   }
 

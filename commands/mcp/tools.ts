@@ -88,13 +88,16 @@ function toolOf(spec: CommandSpec, name: string, fields: string[], write?: ToolS
   };
 }
 
-/** The tools for `specs`: every table read, and (when allowed) every write that has a dry run. */
-export async function toolsFor(specs: readonly CommandSpec[], allowWrites: boolean): Promise<ToolSpec[]> {
+/**
+ * The tools for `specs`: every table read, and (when allowed) every write that has a dry run.
+ * `withFields: false` leaves the JSON field names out (they load view modules; a call does not need them).
+ */
+export async function toolsFor(specs: readonly CommandSpec[], allowWrites: boolean, withFields = true): Promise<ToolSpec[]> {
   const out: ToolSpec[] = [];
   const undeclared = new Set(undeclaredWrites(specs));
   for (const spec of specs) {
     if (spec.needsTable === false || NOT_TOOLS.has(spec.name.split(' ')[0]!) || spec.args || undeclared.has(spec.name)) continue;
-    const fields = spec.jsonFields ? await spec.jsonFields() : [];
+    const fields = withFields && spec.jsonFields ? await spec.jsonFields() : [];
     if (!spec.writes || spec.writes.alsoRead) out.push(toolOf(spec, spec.name, fields));
     if (spec.writes?.plan && allowWrites) out.push(toolOf(spec, spec.writes.tool ?? spec.name, [], spec.writes));
   }
