@@ -61,9 +61,13 @@ export const FOOTER_MAX_RECORD_KEY = 'hoodie_max_record_key';
  * in front of the table schema's fields (HoodieAvroUtils.addMetadataFields). Idempotent.
  */
 export function withHoodieMetaFields(schema: AvroRecordSchema): AvroRecordSchema {
-  const rest = schema.fields.filter((f) => !(HOODIE_META_FIELDS as readonly string[]).includes(f.name));
   const meta: AvroField[] = HOODIE_META_FIELDS.map((name) => ({ name, type: ['null', 'string'], doc: '', default: null }));
-  return { ...schema, fields: [...meta, ...rest] };
+  return { ...schema, fields: [...meta, ...withoutHoodieMetaFields(schema).fields] };
+}
+
+/** The schema without the Hudi meta fields (the table schema a commit's metadata records). */
+export function withoutHoodieMetaFields(schema: AvroRecordSchema): AvroRecordSchema {
+  return { ...schema, fields: schema.fields.filter((f) => !(HOODIE_META_FIELDS as readonly string[]).includes(f.name)) };
 }
 
 function fullName(s: { name: string; namespace?: string }): string {

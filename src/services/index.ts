@@ -2,6 +2,7 @@
 // Hudi's lock, heartbeat, marker and rollback protocols, the metadata table kept in step.
 export * from './compaction/index.ts';
 export * from './clustering/index.ts';
+export { tableWriterSchema } from './rewrite/inputs.ts';
 export * from './engine/index.ts';
 export * from '../write/index.ts';
 export { Attempt, underLock, reopen, rollbackWithMetadataTable, type ServiceOptions, type CommitSpec } from './transaction.ts';

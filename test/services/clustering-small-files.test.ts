@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { mergeConfigFromProperties } from '../../src/merge/index.ts';
-import { runClustering, scheduleClustering, writerSchemaOf } from '../../src/services/index.ts';
+import { runClustering, scheduleClustering, tableWriterSchema } from '../../src/services/index.ts';
 import { clusterGroup, type ClusterJob } from '../../src/services/rewrite/cluster-op.ts';
 import { hilbertKey, javaIntHashMapOrder, sortPermutation, type SortColumn } from '../../src/services/rewrite/sort-order.ts';
 import { LocalStorage } from '../../src/storage/index.ts';
@@ -77,7 +77,7 @@ describe('clustering tables of many small files', () => {
       partition: 'p',
       instant: '20260101000000000',
       slices: view.latestFileSlices('p').map((s) => ({ fileId: s.fileId, baseFile: { path: s.baseFile!.path, size: s.baseFile!.size }, logFiles: s.logFiles.map((l) => ({ path: l.path, size: l.size })) })),
-      writerSchema: await writerSchemaOf(table),
+      writerSchema: await tableWriterSchema(table),
       config: mergeConfigFromProperties(Object.fromEntries(table.config.props)),
       committed: { completed: vt.completedInstants.map((i) => i.requestedTime), first: vt.firstActiveInstant },
       rowGroupSize: 300,

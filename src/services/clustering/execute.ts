@@ -8,24 +8,22 @@ import { randomUUID } from 'node:crypto';
 import { TblError } from '../../errors/index.ts';
 import { mergeConfigFromProperties } from '../../merge/index.ts';
 import { encodeCommitMetadataAvro, encodeCommitMetadataJson, newWriteStat, type CommitMetadata, type WriteStat } from '../../metadata/index.ts';
-import { gzipLevelOf, HOODIE_META_FIELDS, type AvroRecordSchema, type ParquetCodec } from '../../parquet/write.ts';
-import { mapLimit } from '../../storage/index.ts';
+import { gzipLevelOf, withoutHoodieMetaFields, type ParquetCodec } from '../../parquet/write.ts';
 import { viewTimelineOf, type Table } from '../../table/index.ts';
 import type { Instant, Timeline } from '../../timeline/index.ts';
-import { joinPath } from '../../util/index.ts';
-import { heartbeatPath, isHeartbeatExpired, lastHeartbeat } from '../../write/heartbeat.ts';
-import { deleteMarkerDir } from '../../write/markers.ts';
+import { isHeartbeatExpired, lastHeartbeat } from '../../write/heartbeat.ts';
 import { rollbackInflightPlan, type RollbackResult } from '../compaction/rollback.ts';
 import { prepareMetadataTable, type RecordLocations } from '../mdt-sync.ts';
-import type { CommittedInstants } from '../rewrite/merge-op.ts';
+import { committedInstantsOf, tableWriterSchema } from '../rewrite/inputs.ts';
+import { cleanupCompleted, mapUntilFailure, runClaimed, type ClaimOutcome } from '../claimed.ts';
 import { clusterJob, type FileGroupWorkers } from '../rewrite/worker-run.ts';
 import type { ClusterJob } from '../rewrite/cluster-op.ts';
 import type { Layout } from '../rewrite/sort-order.ts';
-import { Attempt, expiryOf, metadataTableFor, sleep, underLock, type ServiceOptions } from '../transaction.ts';
+import { Attempt, expiryOf, metadataTableFor, underLock, type ServiceOptions } from '../transaction.ts';
 import { CLUSTERING_KEYS, layoutOf } from './config.ts';
 import { refuseRacingWrites } from './conflicts.ts';
 import { checkClusteringInputs, readClusteringPlan, type ClusteringInputs, type ResolvedGroup } from './inputs.ts';
-import { clusteringAction, mergedProps, refuseBucketIndex, writerSchemaOf } from './schedule.ts';
+import { clusteringAction, mergedProps, refuseBucketIndex } from './schedule.ts';
 import { sortColumnsOf } from '../rewrite/sort-order.ts';
 
 export interface ClusteringRunOptions extends ServiceOptions {
@@ -99,19 +97,6 @@ function isCompletedClustering(i: Instant): boolean {
   return i.state === 'COMPLETED' && i.action === 'replacecommit';
 }
 
-/** Removes markers and heartbeats left by completed clusterings (a crash right after completing). */
-async function cleanupCompleted(table: Table, tl: Timeline): Promise<void> {
-  const done = (name: string) => tl.isCompleted(name) && tl.find(name).some(isCompletedClustering);
-  const temp = joinPath(table.metaPath, '.temp');
-  if (await table.storage.exists(temp)) {
-    for (const e of await table.storage.list(temp)) if (e.isDirectory && done(e.name)) await deleteMarkerDir(table.storage, table.basePath, e.name);
-  }
-  const hb = joinPath(table.metaPath, '.heartbeat');
-  if (await table.storage.exists(hb)) {
-    for (const e of await table.storage.list(hb)) if (!e.isDirectory && done(e.name)) await table.storage.delete(heartbeatPath(table.metaPath, e.name));
-  }
-}
-
 function inputGroupKeys(inputs: ClusteringInputs): Set<string> {
   return new Set(inputs.groups.flatMap((g) => g.slices.map((s) => `${s.partition}\u0000${s.fileId}`)));
 }
@@ -126,11 +111,9 @@ interface Claim {
   warnings: string[];
 }
 
-type ClaimOutcome = { claim: Claim } | { status: 'nothing-to-do' | 'already-completed'; instant?: string } | { busy: string; ageMs: number };
-
-async function claim(table: Table, opts: ClusteringRunOptions): Promise<ClaimOutcome> {
+async function claim(table: Table, opts: ClusteringRunOptions): Promise<ClaimOutcome<Claim>> {
   const expiry = expiryOf(opts);
-  return underLock(table, opts, async (locked, lock): Promise<ClaimOutcome> => {
+  return underLock(table, opts, async (locked, lock): Promise<ClaimOutcome<Claim>> => {
     await refuseBucketIndex(locked, mergedProps(locked, opts.props));
     await prepareMetadataTable(locked, opts.metadataTable ?? 'update', 'clustering');
     const tl = await locked.timeline();
@@ -139,7 +122,7 @@ async function claim(table: Table, opts: ClusteringRunOptions): Promise<ClaimOut
       const found = tl.find(opts.instant).filter(isClusteringCandidate);
       if (found.length === 0) throw new TblError('not-found', `Clustering instant ${opts.instant} not found in ${locked.uri}`, { instant: opts.instant, path: locked.uri });
       if (found.some((i) => i.state === 'COMPLETED')) {
-        await cleanupCompleted(locked, tl);
+        await cleanupCompleted(locked, tl, isCompletedClustering);
         return { status: 'already-completed', instant: opts.instant };
       }
       candidates = found;
@@ -154,30 +137,20 @@ async function claim(table: Table, opts: ClusteringRunOptions): Promise<ClaimOut
         }
       }
       const inputs = await checkClusteringInputs(locked, tl, i, () => lock.keepAlive());
-      sortColumnsOf(await writerSchemaOf(locked), sortSpecOf(locked, inputs, opts).sortColumns);
+      sortColumnsOf(await tableWriterSchema(locked), sortSpecOf(locked, inputs, opts).sortColumns);
       targetFileMaxBytesOf(locked, opts);
       await refuseRacingWrites(locked, tl, i.requestedTime, inputGroupKeys(inputs), 'start');
       const { table: t, mdt, disabled: metadataTableDisabled, warnings } = await metadataTableFor(locked, opts, 'clustering');
-      await cleanupCompleted(t, tl);
+      await cleanupCompleted(t, tl, isCompletedClustering);
       let rolledBack: RollbackResult | undefined;
       if (i.state === 'INFLIGHT') rolledBack = await rollbackInflightPlan(t, mdt, i.requestedTime, { ...opts, keepAlive: () => lock.keepAlive() });
       const attempt = await Attempt.start(t, i.requestedTime, clusteringAction(t), mdt, opts);
       return { claim: { attempt, table: t, instant: i.requestedTime, inputs, rolledBack, metadataTableDisabled, warnings } };
     }
-    await cleanupCompleted(locked, tl);
+    await cleanupCompleted(locked, tl, isCompletedClustering);
     if (busy) return { busy: busy.instant, ageMs: busy.ageMs };
     return { status: 'nothing-to-do' };
   });
-}
-
-function stripMeta(schema: AvroRecordSchema): AvroRecordSchema {
-  return { ...schema, fields: schema.fields.filter((f) => !(HOODIE_META_FIELDS as readonly string[]).includes(f.name)) };
-}
-
-function committedInstants(completed: string[], firstActive: string | undefined): CommittedInstants {
-  let first = firstActive;
-  for (const t of completed) if (first === undefined || t < first) first = t;
-  return { completed, first };
 }
 
 /** HoodieReplaceCommitMetadata of a clustering (CommonClientUtils.getPartitionToReplacedFileIds: every input file id). */
@@ -211,10 +184,9 @@ function sortSpecOf(t: Table, inputs: ClusteringInputs, opts: ClusteringRunOptio
 
 async function execute(c: Claim, opts: ClusteringRunOptions, started: number): Promise<ClusteringRunResult> {
   const { table, instant } = c;
-  const writerSchema = await writerSchemaOf(table);
-  const tableSchema = stripMeta(writerSchema);
-  const vt = await viewTimelineOf(table);
-  const committed = committedInstants(vt.completedInstants.map((i) => i.requestedTime), vt.firstActiveInstant);
+  const writerSchema = await tableWriterSchema(table);
+  const tableSchema = withoutHoodieMetaFields(writerSchema);
+  const committed = committedInstantsOf(await viewTimelineOf(table));
   const config = mergeConfigFromProperties(Object.fromEntries(table.config.props));
   const { sortColumns, layout } = sortSpecOf(table, c.inputs, opts);
   const targetFileMaxBytes = targetFileMaxBytesOf(table, opts);
@@ -231,9 +203,10 @@ async function execute(c: Claim, opts: ClusteringRunOptions, started: number): P
   const slices = c.inputs.groups.flatMap((g) => g.slices);
   const inputBytes = slices.reduce((n, s) => n + (s.baseFile?.size ?? 0) + s.logFiles.reduce((m, l) => m + l.size, 0), 0);
   opts.onStart?.({ instant, groups: c.inputs.groups.length, fileGroups: slices.length, inputBytes });
-  const settled = await mapLimit(c.inputs.groups, opts.parallelism ?? 2, async (g, gi) => {
-    try {
-      abort.signal.throwIfAborted();
+  const settled = await mapUntilFailure(
+    c.inputs.groups,
+    opts.parallelism ?? 2,
+    async (g, gi) => {
       if (deadline !== undefined && Date.now() > deadline) throw maxDurationError(instant, opts.maxDurationMs);
       await c.attempt.beat();
       const job: ClusterJob = {
@@ -292,15 +265,12 @@ async function execute(c: Claim, opts: ClusteringRunOptions, started: number): P
         if (f.keys) locations.push({ partition: g.partition, fileId: f.fileId, keys: f.keys });
       }
       opts.onGroup?.({ partition: g.partition, files: written, records: written.reduce((n, f) => n + f.records, 0), bytes: written.reduce((n, f) => n + f.bytes, 0) });
-      return { ok: { stats, locations } };
-    } catch (error) {
-      if (!abort.signal.aborted) abort.abort(error);
-      return { error };
-    }
-  });
-  if (abort.signal.aborted) throw abort.signal.reason;
-  const stats = settled.flatMap((r) => r.ok!.stats);
-  const locations = settled.flatMap((r) => r.ok!.locations);
+      return { stats, locations };
+    },
+    abort,
+  );
+  const stats = settled.flatMap((r) => r.stats);
+  const locations = settled.flatMap((r) => r.locations);
   await opts.onPoint?.('before-complete');
   const metadata = clusteringCommitMetadata(stats, c.inputs.groups, JSON.stringify(tableSchema));
   const groups = inputGroupKeys(c.inputs);
@@ -345,27 +315,13 @@ export async function runClustering(table: Table, opts: ClusteringRunOptions = {
     writeStats: [],
     partitionToReplaceFileIds: {},
   });
-  for (;;) {
-    const outcome = await claim(table, opts);
-    if ('claim' in outcome) {
-      const c = outcome.claim;
-      try {
-        await opts.onPoint?.('after-inflight');
-        return await execute(c, opts, started);
-      } catch (e) {
-        throw await c.attempt.abort(e, (t, keepAlive) => rollbackInflightPlan(t, c.attempt.mdt, c.instant, { ...opts, keepAlive }));
-      }
-    }
-    if ('busy' in outcome) {
-      if (!opts.lock?.wait) {
-        throw new TblError('lock-held', `clustering ${outcome.busy} is being run by another process (heartbeat ${outcome.ageMs} ms ago)`, { instant: outcome.busy, hint: 'pass --wait to wait for it' });
-      }
-      if (opts.lock.waitTimeoutMs !== undefined && Date.now() - started > opts.lock.waitTimeoutMs) {
-        throw new TblError('lock-held', `gave up waiting for clustering ${outcome.busy} run by another process`, { instant: outcome.busy });
-      }
-      await sleep(opts.pollMs ?? 1000);
-      continue;
-    }
-    return none(outcome.status, outcome.instant);
-  }
+  return runClaimed({
+    label: 'clustering',
+    opts,
+    started,
+    claim: () => claim(table, opts),
+    execute: (c) => execute(c, opts, started),
+    rollback: (c, t, keepAlive) => rollbackInflightPlan(t, c.attempt.mdt, c.instant, { ...opts, keepAlive }),
+    none: (status, instant) => none(status, instant),
+  });
 }

@@ -5,15 +5,13 @@
 // with a one-line error naming the file, and the table is untouched.
 import { TblError } from '../../errors/index.ts';
 import { parseBaseFileName, parseLogFileName } from '../../fs-view/index.ts';
-import { iterateLogBlocks } from '../../logfile/index.ts';
 import { decodeRequestedReplaceMetadata, type ClusteringPlan, type SliceInfo } from '../../metadata/index.ts';
-import { readParquetInfo } from '../../parquet/read.ts';
 import { mapLimit } from '../../storage/index.ts';
 import { resolveTableEntry, unsafeSegment } from '../../storage/confine.ts';
-import { latestTableSchema, viewTimelineOf, type Table } from '../../table/index.ts';
+import type { Table } from '../../table/index.ts';
 import type { Instant, Timeline } from '../../timeline/index.ts';
 import { joinPath } from '../../util/index.ts';
-import type { ResolvedFile } from '../compaction/inputs.ts';
+import { checkSliceInputs, type ResolvedFile } from '../rewrite/inputs.ts';
 
 export interface ResolvedSlice {
   info: SliceInfo;
@@ -103,18 +101,6 @@ export async function checkClusteringInputs(t: Table, tl: Timeline, i: Instant, 
     groups.push({ partition, numOutputFileGroups: n, slices });
   }
   if (groups.length === 0) throw planError(instant, 'no input groups');
-  const all = groups.flatMap((g) => g.slices);
-  await mapLimit(all, 8, async (s) => {
-    await keepAlive?.();
-    if (s.baseFile) await readParquetInfo(t.storage, s.baseFile.path, s.baseFile.size);
-    for (const l of s.logFiles) for await (const _ of iterateLogBlocks(t.storage, l.path, { size: l.size }));
-  });
-  const schema = (await latestTableSchema(t)).schema;
-  try {
-    JSON.parse(schema);
-  } catch (e) {
-    throw new TblError('metadata', `${t.uri}: table schema is not valid JSON: ${(e as Error).message}`, { cause: e });
-  }
-  await viewTimelineOf(t);
+  await checkSliceInputs(t, groups.flatMap((g) => g.slices), keepAlive);
   return { instant, plan, groups };
 }

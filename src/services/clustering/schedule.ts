@@ -4,8 +4,8 @@
 import { TblError } from '../../errors/index.ts';
 import { bucketIdFromFileId, type FileSlice, type FileSystemView } from '../../fs-view/index.ts';
 import { decodeSavepointMetadata, encodeRequestedReplaceMetadata, type ClusteringPlan, type RequestedReplaceMetadata } from '../../metadata/index.ts';
-import { HOODIE_META_FIELDS, withHoodieMetaFields, type AvroRecordSchema } from '../../parquet/write.ts';
-import { latestTableSchema, loadFileSystemView, type Table } from '../../table/index.ts';
+import { loadFileSystemView, type Table } from '../../table/index.ts';
+import { tableWriterSchema } from '../rewrite/inputs.ts';
 import { sortColumnsOf } from '../rewrite/sort-order.ts';
 import type { Action, Timeline } from '../../timeline/index.ts';
 import { createRequested } from '../../timeline/writer.ts';
@@ -73,18 +73,6 @@ export async function refuseBucketIndex(t: Table, props: ReadonlyMap<string, str
   }
 }
 
-/** The schema clustering writes: the table's latest schema with the Hudi meta fields first. */
-export async function writerSchemaOf(t: Table): Promise<AvroRecordSchema> {
-  const raw = (await latestTableSchema(t)).schema;
-  let parsed: AvroRecordSchema;
-  try {
-    parsed = JSON.parse(raw) as AvroRecordSchema;
-  } catch (e) {
-    throw new TblError('metadata', `${t.uri}: table schema is not valid JSON: ${(e as Error).message}`, { cause: e });
-  }
-  return withHoodieMetaFields({ ...parsed, fields: parsed.fields.filter((f) => !(HOODIE_META_FIELDS as readonly string[]).includes(f.name)) });
-}
-
 /** A file group's reason not to be clustered now. */
 function exclusion(view: FileSystemView, partition: string, fileId: string): string | undefined {
   const g = view.allFileGroups(partition).find((x) => x.fileId === fileId);
@@ -141,7 +129,7 @@ export async function scheduleClustering(table: Table, opts: ClusteringScheduleO
     const config = clusteringConfig(props, opts);
     const view = await loadFileSystemView(t);
     await refuseBucketIndex(t, props, view);
-    if (config.sortColumns.length > 0) sortColumnsOf(await writerSchemaOf(t), config.sortColumns);
+    if (config.sortColumns.length > 0) sortColumnsOf(await tableWriterSchema(t), config.sortColumns);
     let metadataTableDisabled = false;
     // a plan changes no metadata-table partition: 'update' only checks the MDT can be kept in step at run time
     if (!opts.dryRun && (opts.metadataTable ?? 'update') !== 'update') ({ table: t, disabled: metadataTableDisabled } = await metadataTableFor(t, opts, 'clustering'));

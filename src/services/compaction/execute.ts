@@ -11,14 +11,14 @@ import {
   type CommitMetadata,
   type WriteStat,
 } from '../../metadata/index.ts';
-import { gzipLevelOf, HOODIE_META_FIELDS, withHoodieMetaFields, type AvroRecordSchema, type ParquetCodec } from '../../parquet/write.ts';
-import { mapLimit } from '../../storage/index.ts';
-import { latestTableSchema, requireMergeOnRead, viewTimelineOf, type Table } from '../../table/index.ts';
-import type { Instant, Timeline } from '../../timeline/index.ts';
-import { joinPath } from '../../util/index.ts';
-import { heartbeatPath, isHeartbeatExpired, lastHeartbeat } from '../../write/heartbeat.ts';
-import { deleteMarkerDir, markerDir } from '../../write/markers.ts';
-import { Attempt, expiryOf, metadataTableFor, sleep, underLock, type ServiceOptions } from '../transaction.ts';
+import { gzipLevelOf, withoutHoodieMetaFields, type AvroRecordSchema, type ParquetCodec } from '../../parquet/write.ts';
+import { requireMergeOnRead, viewTimelineOf, type Table } from '../../table/index.ts';
+import type { Instant } from '../../timeline/index.ts';
+import { isHeartbeatExpired, lastHeartbeat } from '../../write/heartbeat.ts';
+import { markerDir } from '../../write/markers.ts';
+import { cleanupCompleted, mapUntilFailure, runClaimed, type ClaimOutcome } from '../claimed.ts';
+import { Attempt, expiryOf, metadataTableFor, underLock, type ServiceOptions } from '../transaction.ts';
+import { committedInstantsOf, tableWriterSchema } from '../rewrite/inputs.ts';
 import { prepareMetadataTable } from '../mdt-sync.ts';
 import { finishPendingMdtCompactions, type MdtCompactionResult } from '../../mdt/compaction.ts';
 import { checkCompactionInputs, type CompactionInputs, type ResolvedOperation } from './inputs.ts';
@@ -90,19 +90,6 @@ export function isCompaction(i: Instant): boolean {
   return i.effectiveAction === 'compaction' || i.stateActions.REQUESTED === 'compaction';
 }
 
-/** Removes markers and heartbeats left by completed compactions (a crash right after completing). */
-async function cleanupCompleted(table: Table, tl: Timeline): Promise<void> {
-  const done = (name: string) => tl.isCompleted(name) && tl.find(name).some(isCompaction);
-  const temp = joinPath(table.metaPath, '.temp');
-  if (await table.storage.exists(temp)) {
-    for (const e of await table.storage.list(temp)) if (e.isDirectory && done(e.name)) await deleteMarkerDir(table.storage, table.basePath, e.name);
-  }
-  const hb = joinPath(table.metaPath, '.heartbeat');
-  if (await table.storage.exists(hb)) {
-    for (const e of await table.storage.list(hb)) if (!e.isDirectory && done(e.name)) await table.storage.delete(heartbeatPath(table.metaPath, e.name));
-  }
-}
-
 interface Claim {
   attempt: Attempt;
   table: Table;
@@ -113,16 +100,15 @@ interface Claim {
   warnings: string[];
 }
 
-type ClaimOutcome = { claim: Claim } | { status: 'nothing-to-do' | 'already-completed'; instant?: string; metadataTableDisabled: boolean } | { busy: string; ageMs: number };
 
 /**
  * Under the lock: the first pending plan not run by a live attempt, its inputs checked before
  * anything is written, then (only then) the metadata-table mode applied, leftovers of completed
  * compactions removed, a dead attempt rolled back, and the new attempt started.
  */
-async function claim(table: Table, opts: RunOptions): Promise<ClaimOutcome> {
+async function claim(table: Table, opts: RunOptions): Promise<ClaimOutcome<Claim>> {
   const expiry = expiryOf(opts);
-  return underLock(table, opts, async (locked, lock): Promise<ClaimOutcome> => {
+  return underLock(table, opts, async (locked, lock): Promise<ClaimOutcome<Claim>> => {
     const mdtPlan = await prepareMetadataTable(locked, opts.metadataTable ?? 'update', 'compaction');
     const tl = await locked.timeline();
     let candidates = tl.instants.filter((i) => isCompaction(i) && i.state !== 'COMPLETED');
@@ -133,7 +119,7 @@ async function claim(table: Table, opts: RunOptions): Promise<ClaimOutcome> {
       }
       // a completed instant is never redone
       if (found.some((i) => i.state === 'COMPLETED')) {
-        await cleanupCompleted(locked, tl);
+        await cleanupCompleted(locked, tl, isCompaction);
         return { status: 'already-completed', instant: opts.instant, metadataTableDisabled: false };
       }
       candidates = found;
@@ -149,23 +135,19 @@ async function claim(table: Table, opts: RunOptions): Promise<ClaimOutcome> {
       }
       const inputs = await checkCompactionInputs(locked, tl, i, () => lock.keepAlive());
       const { table: t, mdt, disabled: metadataTableDisabled, warnings } = await metadataTableFor(locked, opts, 'compaction', () => lock.keepAlive());
-      await cleanupCompleted(t, tl);
+      await cleanupCompleted(t, tl, isCompaction);
       let rolledBack: RollbackResult | undefined;
       if (i.state === 'INFLIGHT') rolledBack = await rollbackInflightCompaction(t, mdt, i.requestedTime, { ...opts, keepAlive: () => lock.keepAlive() });
       const attempt = await Attempt.start(t, i.requestedTime, 'compaction', mdt, opts);
       return { claim: { attempt, table: t, instant: i.requestedTime, inputs, rolledBack, metadataTableDisabled, warnings } };
     }
-    await cleanupCompleted(locked, tl);
+    await cleanupCompleted(locked, tl, isCompaction);
     if (busy) return { busy: busy.instant, ageMs: busy.ageMs };
     // nothing to compact, but a metadata-table compaction a crash left pending is finished (Hudi's
     // writer does it whenever it starts)
     if (mdtPlan && mdtPlan !== 'disable') await finishPendingMdtCompactions(locked, { now: opts.now, clockSkewMs: opts.clockSkewMs, keepAlive: () => lock.keepAlive(), onPoint: opts.onPoint });
     return { status: 'nothing-to-do', metadataTableDisabled: false };
   });
-}
-
-function stripMeta(schema: AvroRecordSchema): AvroRecordSchema {
-  return { ...schema, fields: schema.fields.filter((f) => !(HOODIE_META_FIELDS as readonly string[]).includes(f.name)) };
 }
 
 interface OpContext {
@@ -282,13 +264,6 @@ function maxDurationError(ctx: OpContext): TblError {
   });
 }
 
-/** The view's isCommitted rule (fs-view assembleView, no as-of bound) as data a worker can take. */
-function committedInstants(completed: string[], firstActive: string | undefined): CommittedInstants {
-  let first = firstActive;
-  for (const t of completed) if (first === undefined || t < first) first = t;
-  return { completed, first };
-}
-
 /** HoodieCommitMetadata(compacted=true) as CompactHelpers.createCompactionMetadata builds it. */
 export function compactionCommitMetadata(stats: WriteStat[], schema: string): CommitMetadata {
   const partitionToWriteStats: Record<string, WriteStat[]> = {};
@@ -299,22 +274,16 @@ export function compactionCommitMetadata(stats: WriteStat[], schema: string): Co
 async function execute(c: Claim, opts: RunOptions, started: number): Promise<RunResult> {
   const { table, instant } = c;
   const ops = c.inputs.operations;
-  const schemaStr = (await latestTableSchema(table)).schema;
-  let parsed: AvroRecordSchema;
-  try {
-    parsed = JSON.parse(schemaStr) as AvroRecordSchema;
-  } catch (e) {
-    throw new TblError('metadata', `${table.uri}: table schema is not valid JSON: ${(e as Error).message}`, { cause: e });
-  }
-  const tableSchema = stripMeta(parsed);
+  const writerSchema = await tableWriterSchema(table);
+  const tableSchema = withoutHoodieMetaFields(writerSchema);
   const vt = await viewTimelineOf(table);
   const ctx: OpContext = {
     table,
     attempt: c.attempt,
     instant,
-    writerSchema: withHoodieMetaFields(tableSchema),
+    writerSchema,
     config: mergeConfigFromProperties(Object.fromEntries(table.config.props)),
-    committed: committedInstants(vt.completedInstants.map((i) => i.requestedTime), vt.firstActiveInstant),
+    committed: committedInstantsOf(vt),
     opts,
     deadline: opts.maxDurationMs !== undefined ? started + opts.maxDurationMs : undefined,
     abort: new AbortController(),
@@ -324,19 +293,16 @@ async function execute(c: Claim, opts: RunOptions, started: number): Promise<Run
   opts.onStart?.({ instant, fileGroups: ops.length, inputBytes: ops.reduce((n, o) => n + (o.baseFile?.size ?? 0) + o.logFiles.reduce((m, f) => m + f.size, 0), 0) });
   // On the first failure: start no more file groups, stop the running ones, and wait until all have
   // settled, so nothing writes after the caller rolls this attempt back.
-  const settled = await mapLimit(ops, opts.parallelism ?? 2, async (op, i) => {
-    try {
-      ctx.abort.signal.throwIfAborted();
+  const stats = await mapUntilFailure(
+    ops,
+    opts.parallelism ?? 2,
+    async (op, i) => {
       if (ctx.deadline !== undefined && Date.now() > ctx.deadline) throw maxDurationError(ctx);
       await c.attempt.beat();
-      return { ok: await compactOperation(ctx, op, i) };
-    } catch (error) {
-      if (!ctx.abort.signal.aborted) ctx.abort.abort(error);
-      return { error };
-    }
-  });
-  if (ctx.abort.signal.aborted) throw ctx.abort.signal.reason;
-  const stats = settled.map((r) => r.ok!);
+      return compactOperation(ctx, op, i);
+    },
+    ctx.abort,
+  );
   await opts.onPoint?.('before-complete');
   const metadata = compactionCommitMetadata(stats, JSON.stringify(tableSchema));
 
@@ -366,32 +332,15 @@ export async function runCompaction(table: Table, opts: RunOptions = {}): Promis
   requireMergeOnRead(table);
   if (opts.gzipLevel !== undefined) gzipLevelOf(opts.gzipLevel); // a bad level fails before anything is claimed
   const started = Date.now();
-  for (;;) {
-    const outcome = await claim(table, opts);
-    if ('claim' in outcome) {
-      const c = outcome.claim;
-      try {
-        await opts.onPoint?.('after-inflight');
-        return await execute(c, opts, started);
-      } catch (e) {
-        throw await c.attempt.abort(e, (t, keepAlive) => rollbackInflightCompaction(t, c.attempt.mdt, c.instant, { ...opts, keepAlive }));
-      }
-    }
-    if ('busy' in outcome) {
-      if (!opts.lock?.wait) {
-        throw new TblError('lock-held', `compaction ${outcome.busy} is being run by another process (heartbeat ${outcome.ageMs} ms ago)`, {
-          instant: outcome.busy,
-          hint: 'pass --wait to wait for it',
-        });
-      }
-      if (opts.lock.waitTimeoutMs !== undefined && Date.now() - started > opts.lock.waitTimeoutMs) {
-        throw new TblError('lock-held', `gave up waiting for compaction ${outcome.busy} run by another process`, { instant: outcome.busy });
-      }
-      await sleep(opts.pollMs ?? 1000);
-      continue;
-    }
-    return { status: outcome.status, instant: outcome.instant, fileGroups: 0, records: 0, bytes: 0, durationMs: Date.now() - started, metadataTableDisabled: outcome.metadataTableDisabled, warnings: [], writeStats: [] };
-  }
+  return runClaimed({
+    label: 'compaction',
+    opts,
+    started,
+    claim: () => claim(table, opts),
+    execute: (c) => execute(c, opts, started),
+    rollback: (c, t, keepAlive) => rollbackInflightCompaction(t, c.attempt.mdt, c.instant, { ...opts, keepAlive }),
+    none: (status, instant, metadataTableDisabled) => ({ status, instant, fileGroups: 0, records: 0, bytes: 0, durationMs: Date.now() - started, metadataTableDisabled, warnings: [], writeStats: [] }),
+  });
 }
 
 export { markerDir };

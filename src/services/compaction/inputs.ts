@@ -4,19 +4,15 @@
 // that cannot succeed fails here with a one-line error naming the file, and the table is untouched.
 // (A corrupt data page or record is only found by the merge itself; that attempt is rolled back.)
 import { TblError } from '../../errors/index.ts';
-import { iterateLogBlocks } from '../../logfile/index.ts';
 import { decodeCompactionPlan, type CompactionOperation, type CompactionPlan } from '../../metadata/index.ts';
-import { readParquetInfo } from '../../parquet/read.ts';
 import { mapLimit } from '../../storage/index.ts';
 import { resolveTableEntry, unsafeSegment } from '../../storage/confine.ts';
-import { latestTableSchema, viewTimelineOf, type Table } from '../../table/index.ts';
+import type { Table } from '../../table/index.ts';
 import type { Instant, Timeline } from '../../timeline/index.ts';
 import { joinPath } from '../../util/index.ts';
+import { checkSliceInputs, type ResolvedFile } from '../rewrite/inputs.ts';
 
-export interface ResolvedFile {
-  path: string;
-  size: number;
-}
+export type { ResolvedFile };
 
 export interface ResolvedOperation {
   op: CompactionOperation;
@@ -85,18 +81,7 @@ export async function resolveCompactionPlan(t: Table, tl: Timeline, i: Instant):
  * schema and view timeline the merge uses decode.
  */
 export async function checkCompactionInputs(t: Table, tl: Timeline, i: Instant, keepAlive?: () => Promise<void>): Promise<CompactionInputs> {
-  const { instant, plan, operations } = await resolveCompactionPlan(t, tl, i);
-  await mapLimit(operations, 8, async (o) => {
-    await keepAlive?.();
-    if (o.baseFile) await readParquetInfo(t.storage, o.baseFile.path, o.baseFile.size);
-    for (const l of o.logFiles) for await (const _ of iterateLogBlocks(t.storage, l.path, { size: l.size }));
-  });
-  const schema = (await latestTableSchema(t)).schema;
-  try {
-    JSON.parse(schema);
-  } catch (e) {
-    throw new TblError('metadata', `${t.uri}: table schema is not valid JSON: ${(e as Error).message}`, { cause: e });
-  }
-  await viewTimelineOf(t);
-  return { instant, plan, operations };
+  const inputs = await resolveCompactionPlan(t, tl, i);
+  await checkSliceInputs(t, inputs.operations, keepAlive);
+  return inputs;
 }

@@ -22,7 +22,8 @@ import { joinPath } from '../../util/index.ts';
 import { isHeartbeatExpired, lastHeartbeat, startHeartbeat, type Heartbeat } from '../../write/heartbeat.ts';
 import type { RollbackResult } from '../../write/rollback.ts';
 import type { MetadataTablePlan } from '../mdt-sync.ts';
-import { expiryOf, metadataTableFor, reopen, sleep, underLock, type ServiceOptions } from '../transaction.ts';
+import { expiryOf, metadataTableFor, reopen, underLock, type ServiceOptions } from '../transaction.ts';
+import { waitWhileBusy } from '../claimed.ts';
 import { buildEngineCommand, cancelCommand, type EngineCommand, type EngineIds, type EngineJob, type ServiceKind } from './command.ts';
 import { Redactor } from './secrets.ts';
 import { jobMayOutliveClient, type EngineSettings } from './settings.ts';
@@ -201,17 +202,8 @@ export async function runOnEngine(table: Table, svc: EngineService, opts: Engine
   for (;;) {
     outcome = await claim(table, svc, opts);
     if (!('busy' in outcome)) break;
-    const expiresIn = Math.max(0, expiryOf(opts) - outcome.ageMs);
-    if (!opts.lock?.wait || opts.dryRun) {
-      throw new TblError('lock-held', `${svc.label} ${outcome.busy} is being run by another process (heartbeat ${outcome.ageMs} ms ago)`, {
-        instant: outcome.busy,
-        hint: `pass --wait to wait for it; a dead run's heartbeat expires in ${expiresIn} ms`,
-      });
-    }
-    if (opts.lock.waitTimeoutMs !== undefined && Date.now() - started > opts.lock.waitTimeoutMs) {
-      throw new TblError('lock-held', `gave up waiting for ${svc.label} ${outcome.busy} run by another process`, { instant: outcome.busy });
-    }
-    await sleep(opts.pollMs ?? 1000);
+    // a dry run never waits
+    await waitWhileBusy(svc.label, outcome, opts.dryRun ? { ...opts, lock: { ...opts.lock, wait: false } } : opts, started);
   }
   if (!('claim' in outcome)) return { ...base(opts, started), status: outcome.status, instant: outcome.instant, state: outcome.instant ? 'COMPLETED' : undefined };
   const c = outcome.claim;
