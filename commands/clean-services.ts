@@ -9,8 +9,8 @@ import { parseDurationOpt, parseIntOpt } from './spec.ts';
 import { openFromOpts, outputOptions, storageOptions, wantsJson } from './shared.ts';
 import type { Ctx } from './context.ts';
 import type { Table } from '../src/table/index.ts';
-import { ENGINE_OPTIONS, engineExitCode, engineFromOpts, engineSummary, lockExpireMinutes, reportEngineRun } from './engine-options.ts';
-import { heartbeatOption, lockOptions, metadataTableOption, serviceOpts, VERBOSE } from './service-options.ts';
+import { ENGINE_OPTIONS, engineExitCode, engineFromOpts, engineRunOptions, engineSummary, lockExpireMinutes, reportEngineRun } from './engine-options.ts';
+import { heartbeatOption, lockOptions, metadataTableOption, serviceOpts, statusNote as note, VERBOSE } from './service-options.ts';
 
 type Services = typeof import('../src/services/index.ts');
 const services = (): Promise<Services> => import('../src/services/index.ts');
@@ -88,11 +88,6 @@ async function cleanConfig(ctx: Ctx, o: Opts, table: Table) {
   );
 }
 
-/** Status lines: stderr on a terminal, or always with --verbose (cron stays quiet otherwise). */
-function note(ctx: Ctx, o: Opts, msg: string): void {
-  if (o.verbose) ctx.io.stderr(`${msg}\n`);
-  else ctx.out.info(msg);
-}
 
 interface PlanRow {
   partition: string;
@@ -268,19 +263,7 @@ async function engineSettings(ctx: Ctx, o: Opts): Promise<EngineSettings | undef
 }
 
 function engineOpts(ctx: Ctx, o: Opts, settings: EngineSettings) {
-  return {
-    ...serviceOpts(ctx, o),
-    metadataTable: 'update' as const,
-    settings,
-    maxDurationMs: o.maxDuration as number | undefined,
-    dryRun: o.dryRun === true,
-    lockExpireMinutes: lockExpireMinutes(o),
-    output: (line: string) => ctx.io.stderr(`${line}\n`),
-    note: (m: string) => note(ctx, o, m),
-    cwd: ctx.cwd,
-    env: ctx.env,
-    signals: true,
-  };
+  return { ...serviceOpts(ctx, o), ...engineRunOptions(ctx, o, settings) };
 }
 
 /** The command line's usage errors (bundle, flags HoodieCleaner does not take, Flink) before the table is touched. */

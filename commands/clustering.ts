@@ -8,8 +8,8 @@ import type { CommandSpec, OptionSpec, Opts } from './spec.ts';
 import { parseDurationOpt, parseIntOpt } from './spec.ts';
 import { openFromOpts, outputOptions, tableAction, wantsJson } from './shared.ts';
 import type { Ctx } from './context.ts';
-import { ENGINE_OPTIONS, engineFromOpts, lockExpireMinutes, reportEngineRun } from './engine-options.ts';
-import { lockOptions, metadataTableOption, serviceOpts, VERBOSE } from './service-options.ts';
+import { ENGINE_OPTIONS, engineFromOpts, engineRunOptions, lockExpireMinutes, reportEngineRun } from './engine-options.ts';
+import { lockOptions, metadataTableOption, serviceOpts, statusNote as note, VERBOSE } from './service-options.ts';
 
 /** Bytes: an integer, or with a unit (KB, MB, GB; powers of 1024). */
 export function parseBytesOpt(v: string): number {
@@ -123,10 +123,6 @@ function runOpts(o: Opts, progress?: import('./progress.ts').Progress) {
   };
 }
 
-function note(ctx: Ctx, o: Opts, msg: string): void {
-  if (o.verbose) ctx.io.stderr(`${msg}\n`);
-  else ctx.out.info(msg);
-}
 
 async function schedule(ctx: Ctx, o: Opts): Promise<string | undefined> {
   const table = await openFromOpts(ctx, o);
@@ -230,18 +226,9 @@ async function runOnEngine(ctx: Ctx, o: Opts, settings: NonNullable<Loaded['sett
   const base = await clusteringOpts(ctx, o);
   const opts = {
     ...base,
-    metadataTable: 'update' as const,
-    settings,
+    ...engineRunOptions(ctx, o, settings),
     instant,
     layout: o.layout as string | undefined,
-    maxDurationMs: o.maxDuration as number | undefined,
-    dryRun: o.dryRun === true,
-    lockExpireMinutes: lockExpireMinutes(o),
-    output: (line: string) => ctx.io.stderr(`${line}\n`),
-    note: (m: string) => note(ctx, o, m),
-    cwd: ctx.cwd,
-    env: ctx.env,
-    signals: true,
   };
   const plannedArgs = planned ? { plannedInstant: planned.instant, plannedJob: svc.planArgsOf(planned.plan, opts, planned.instant) } : {};
   const r = await svc.runClusteringOnEngine(table, { ...opts, ...plannedArgs });

@@ -7,8 +7,8 @@ import type { CommandSpec, OptionSpec, Opts } from './spec.ts';
 import { parseDurationOpt, parseIntOpt } from './spec.ts';
 import { openFromOpts, outputOptions, wantsJson } from './shared.ts';
 import type { Ctx } from './context.ts';
-import { ENGINE_OPTIONS, engineFromOpts, lockExpireMinutes, reportEngineRun } from './engine-options.ts';
-import { heartbeatOption, lockOptions, metadataTableOption, serviceOpts, VERBOSE } from './service-options.ts';
+import { ENGINE_OPTIONS, engineFromOpts, engineRunOptions, lockExpireMinutes, reportEngineRun } from './engine-options.ts';
+import { heartbeatOption, lockOptions, metadataTableOption, serviceOpts, statusNote as note, VERBOSE } from './service-options.ts';
 
 const SERVICE_OPTIONS: OptionSpec[] = [...lockOptions('a compaction run by another process'), metadataTableOption(), VERBOSE];
 
@@ -59,11 +59,6 @@ function runOpts(ctx: Ctx, o: Opts, progress?: import('./progress.ts').Progress)
   };
 }
 
-/** Status lines: stderr on a terminal, or always with --verbose (cron stays quiet otherwise). */
-function note(ctx: Ctx, o: Opts, msg: string): void {
-  if (o.verbose) ctx.io.stderr(`${msg}\n`);
-  else ctx.out.info(msg);
-}
 
 async function printPlan(ctx: Ctx, o: Opts, table: import('../src/table/index.ts').Table, instant: string): Promise<void> {
   const v = await import('../src/views/service-results.ts');
@@ -121,18 +116,9 @@ async function runOnEngine(ctx: Ctx, o: Opts, settings: NonNullable<Loaded['sett
   const table = await openFromOpts(ctx, o);
   const r = await (await services()).runCompactionOnEngine(table, {
     ...serviceOpts(ctx, o),
-    metadataTable: 'update',
-    settings,
+    ...engineRunOptions(ctx, o, settings),
     instant,
     plannedInstant,
-    maxDurationMs: o.maxDuration as number | undefined,
-    dryRun: o.dryRun === true,
-    lockExpireMinutes: lockExpireMinutes(o),
-    output: (line) => ctx.io.stderr(`${line}\n`),
-    note: (m) => note(ctx, o, m),
-    cwd: ctx.cwd,
-    env: ctx.env,
-    signals: true,
   });
   return reportEngineRun(ctx, o, 'compaction', r);
 }

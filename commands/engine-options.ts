@@ -5,6 +5,7 @@ import { TblError } from '../src/errors/index.ts';
 import type { Ctx } from './context.ts';
 import type { OptionSpec, Opts } from './spec.ts';
 import { wantsJson } from './shared.ts';
+import { statusNote } from './service-options.ts';
 
 type Engine = typeof import('../src/services/engine/index.ts');
 
@@ -83,6 +84,27 @@ export function lockExpireMinutes(o: Opts): number {
 }
 
 type RunResult = import('../src/services/engine/index.ts').EngineRunResult;
+type Settings = NonNullable<import('../src/services/engine/index.ts').LoadedEngine['settings']>;
+
+/**
+ * What every `--engine spark|flink` run takes beyond its service's options: the settings, the
+ * metadata table kept by the engine, --max-duration, the dry run, the lock expiry in minutes, the
+ * engine's output on stderr, status lines, and signals forwarded to the engine.
+ */
+export function engineRunOptions(ctx: Ctx, o: Opts, settings: Settings) {
+  return {
+    metadataTable: 'update' as const,
+    settings,
+    maxDurationMs: o.maxDuration as number | undefined,
+    dryRun: o.dryRun === true,
+    lockExpireMinutes: lockExpireMinutes(o),
+    output: (line: string) => ctx.io.stderr(`${line}\n`),
+    note: (m: string) => statusNote(ctx, o, m),
+    cwd: ctx.cwd,
+    env: ctx.env,
+    signals: true,
+  };
+}
 
 export function engineSummary(r: RunResult): Record<string, unknown> {
   return {
@@ -137,7 +159,7 @@ export function engineExitCode(r: RunResult): number {
 export function reportEngineRun(ctx: Ctx, o: Opts, label: string, r: RunResult, unit = 'operation(s)'): number {
   for (const w of r.warnings) ctx.out.warn(w);
   if (wantsJson(o)) ctx.out.json(engineSummary(r));
-  const note = (m: string) => (o.verbose ? ctx.io.stderr(`${m}\n`) : ctx.out.info(m));
+  const note = (m: string) => statusNote(ctx, o, m);
   switch (r.status) {
     case 'nothing-to-do':
       if (!wantsJson(o)) note(`NO PENDING ${label.toUpperCase()} TO RUN`);

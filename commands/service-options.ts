@@ -50,3 +50,9 @@ export function serviceOpts(ctx: Ctx, o: Opts) {
     now: ctx.now,
   };
 }
+
+/** Status lines: stderr on a terminal, or always with --verbose (cron stays quiet otherwise). */
+export function statusNote(ctx: Ctx, o: Opts, msg: string): void {
+  if (o.verbose) ctx.io.stderr(`${msg}\n`);
+  else ctx.out.info(msg);
+}
