@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { TblError } from '../../errors/index.ts';
 import { mergeConfigFromProperties } from '../../merge/index.ts';
 import { encodeCommitMetadataAvro, encodeCommitMetadataJson, newWriteStat, type CommitMetadata, type WriteStat } from '../../metadata/index.ts';
-import { gzipLevelOf, withoutHoodieMetaFields, type ParquetCodec } from '../../parquet/write.ts';
+import { gzipLevelOf, withoutHoodieMetaFields } from '../../parquet/write.ts';
 import { viewTimelineOf, type Table } from '../../table/index.ts';
 import type { Instant, Timeline } from '../../timeline/index.ts';
 import { isHeartbeatExpired, lastHeartbeat } from '../../write/heartbeat.ts';
@@ -16,43 +16,29 @@ import { rollbackInflightPlan, type RollbackResult } from '../compaction/rollbac
 import { prepareMetadataTable, type RecordLocations } from '../mdt-sync.ts';
 import { committedInstantsOf, tableWriterSchema } from '../rewrite/inputs.ts';
 import { cleanupCompleted, mapUntilFailure, runClaimed, type ClaimOutcome } from '../claimed.ts';
-import { clusterJob, type FileGroupWorkers } from '../rewrite/worker-run.ts';
+import { clusterJob } from '../rewrite/worker-run.ts';
+import type { RewriteRunOptions } from '../rewrite/run-options.ts';
 import type { ClusterJob } from '../rewrite/cluster-op.ts';
 import type { Layout } from '../rewrite/sort-order.ts';
-import { Attempt, expiryOf, metadataTableFor, underLock, type ServiceOptions } from '../transaction.ts';
+import { Attempt, expiryOf, metadataTableFor, underLock } from '../transaction.ts';
 import { CLUSTERING_KEYS, layoutOf } from './config.ts';
 import { refuseRacingWrites } from './conflicts.ts';
 import { checkClusteringInputs, readClusteringPlan, type ClusteringInputs, type ResolvedGroup } from './inputs.ts';
 import { clusteringAction, mergedProps, refuseBucketIndex } from './schedule.ts';
 import { sortColumnsOf } from '../rewrite/sort-order.ts';
 
-export interface ClusteringRunOptions extends ServiceOptions {
-  /** clustering instant to run (default: the earliest pending plan, as HoodieClusteringJob) */
-  instant?: string;
+export interface ClusteringRunOptions extends RewriteRunOptions {
   /** properties over the table's (props file, --hoodieConfigs): hoodie.layout.optimize.strategy … */
   props?: ReadonlyMap<string, string>;
   /** the order within each group; default: the plan's (strategyParams), else the config's, else linear */
   layout?: string;
   /** size of the new files (default hoodie.clustering.plan.strategy.target.file.max.bytes, else 1 GiB), as Hudi reads it at execution */
   targetFileMaxBytes?: number;
-  /** stop (and roll this attempt back) when exceeded */
-  maxDurationMs?: number;
-  /** groups clustered in parallel (default 2) */
-  parallelism?: number;
-  codec?: ParquetCodec;
-  gzipLevel?: number;
-  /** rows per row group of the new base files (default CLUSTERING_ROW_GROUP_ROWS) */
-  rowGroupSize?: number;
-  pollMs?: number;
-  /** where each group is clustered: a worker thread ('auto' when the bundled worker is there), or in-process */
-  fileGroupWorkers?: FileGroupWorkers;
-  workerUrl?: URL;
   onProgress?: (e: { type: 'file-written'; partition: string; fileId: string; path: string; records: number; bytes: number; merge: 'packed' | 'rows' }) => void;
   /** the attempt started: its groups, the file groups they replace and the bytes they read */
   onStart?: (e: { instant: string; groups: number; fileGroups: number; inputBytes: number }) => void;
   /** a group's new files are written */
   onGroup?: (e: { partition: string; files: { path: string; records: number; bytes: number }[]; records: number; bytes: number }) => void;
-  mergePath?: 'auto' | 'rows';
 }
 
 /** Rows per output row group (as compaction: bounds what the writer holds per group). */

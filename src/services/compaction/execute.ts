@@ -11,13 +11,13 @@ import {
   type CommitMetadata,
   type WriteStat,
 } from '../../metadata/index.ts';
-import { gzipLevelOf, withoutHoodieMetaFields, type AvroRecordSchema, type ParquetCodec } from '../../parquet/write.ts';
+import { gzipLevelOf, withoutHoodieMetaFields, type AvroRecordSchema } from '../../parquet/write.ts';
 import { requireMergeOnRead, viewTimelineOf, type Table } from '../../table/index.ts';
 import type { Instant } from '../../timeline/index.ts';
 import { isHeartbeatExpired, lastHeartbeat } from '../../write/heartbeat.ts';
 import { markerDir } from '../../write/markers.ts';
 import { cleanupCompleted, mapUntilFailure, runClaimed, type ClaimOutcome } from '../claimed.ts';
-import { Attempt, expiryOf, metadataTableFor, underLock, type ServiceOptions } from '../transaction.ts';
+import { Attempt, expiryOf, metadataTableFor, underLock } from '../transaction.ts';
 import { committedInstantsOf, tableWriterSchema } from '../rewrite/inputs.ts';
 import { prepareMetadataTable } from '../mdt-sync.ts';
 import { finishPendingMdtCompactions, type MdtCompactionResult } from '../../mdt/compaction.ts';
@@ -25,29 +25,10 @@ import { checkCompactionInputs, type CompactionInputs, type ResolvedOperation } 
 import { METRICS } from './plan.ts';
 import { rollbackInflightCompaction, type RollbackResult } from './rollback.ts';
 import type { CommittedInstants } from '../rewrite/merge-op.ts';
-import { mergeJob, type FileGroupWorkers } from '../rewrite/worker-run.ts';
+import { mergeJob } from '../rewrite/worker-run.ts';
+import type { RewriteRunOptions } from '../rewrite/run-options.ts';
 
-export interface RunOptions extends ServiceOptions {
-  /** compaction instant to run (default: the earliest pending plan, as HoodieCompactor) */
-  instant?: string;
-  /** stop (and roll back this attempt) when exceeded */
-  maxDurationMs?: number;
-  /** file groups compacted in parallel (default 2) */
-  parallelism?: number;
-  codec?: ParquetCodec;
-  /** zlib level of GZIP pages, 1–9 (default 6, what Hudi's GzipCodec writes); lower is faster and larger */
-  gzipLevel?: number;
-  /** rows per row group of the new base files (default COMPACTION_ROW_GROUP_ROWS) */
-  rowGroupSize?: number;
-  /** with --wait: poll interval while another process runs the compaction */
-  pollMs?: number;
-  /**
-   * where each file group is merged: 'auto' (default) a worker thread with a heap capped from the
-   * group's input size when the bundled worker is there, else in-process; 'always'; 'never'
-   */
-  fileGroupWorkers?: FileGroupWorkers;
-  /** the bundled compaction worker (tests and benches; default rewrite-worker.js beside the bundle) */
-  workerUrl?: URL;
+export interface RunOptions extends RewriteRunOptions {
   /**
    * threads one file group's packed merge uses with a worker: 2 = the worker merges, this thread
    * encodes (two-stage.ts); default 2 while fewer file groups run than there are cores, else 1
@@ -57,8 +38,6 @@ export interface RunOptions extends ServiceOptions {
   onProgress?: (e: { type: 'file-written'; partition: string; fileId: string; path: string; records: number; bytes: number; merge: 'packed' | 'rows'; threads: 1 | 2 }) => void;
   /** once the attempt starts: its file groups and their input bytes (base + log files), for a progress bar */
   onStart?: (e: { instant: string; fileGroups: number; inputBytes: number }) => void;
-  /** 'rows' merges every file group through the row path (tests compare it with the packed path); default 'auto' */
-  mergePath?: 'auto' | 'rows';
 }
 
 /**
