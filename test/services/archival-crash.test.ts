@@ -4,7 +4,6 @@
 // instant is both active and archived, the archive holds each instant once (read by our reader and
 // independently), and the table matches a run that was never interrupted. The same for a table whose
 // metadata table's timeline the run archives too (killed in that part).
-import { spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,7 +16,7 @@ import { openTable } from '../../src/table/index.ts';
 import { runJson } from '../support/run-cli.ts';
 import { readTimelineDir } from './support/archival-oracle.ts';
 import { writeArchivalTable } from './support/archival-table.ts';
-import { buildArchivalChild } from './support/build-child.ts';
+import { buildArchivalChild, runChild as runChildScript } from './support/build-child.ts';
 
 const storage = new LocalStorage();
 let child = '';
@@ -35,14 +34,7 @@ interface Settings {
   commitsRetained: number;
 }
 
-function runChild(base: string, opts: Settings & { crashAt?: string; lockExpireMs?: number }): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
-  const p = spawn(process.execPath, [child, base, JSON.stringify(opts)], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  p.stdout.on('data', (d) => (stdout += d));
-  p.stderr.on('data', (d) => (stderr += d));
-  return new Promise((r) => p.on('close', (code, signal) => r({ code, signal, stdout, stderr })));
-}
+const runChild = (base: string, opts: object) => runChildScript(child, base, opts);
 
 const tl = (base: string, layout: 1 | 2) => (layout === 2 ? join(base, '.hoodie', 'timeline') : join(base, '.hoodie'));
 const archiveDir = (base: string, layout: 1 | 2) => (layout === 2 ? join(base, '.hoodie', 'timeline', 'history') : join(base, '.hoodie', 'archived'));

@@ -4,7 +4,6 @@
 // Files the killed run had deleted are recorded as failed deletes, as Hudi records them.
 // A writer committing while the clean runs (our writer, in this process; the clean in a child): no
 // file of the new commit is touched.
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,7 +15,7 @@ import { openTable } from '../../src/table/index.ts';
 import { HAVE_FIXTURES, tableFresh } from '../support/fixtures.ts';
 import { runJson } from '../support/run-cli.ts';
 import { snapshotAsOf } from './support/asof.ts';
-import { buildCleanChild } from './support/build-clean-child.ts';
+import { buildCleanChild, runChild as runChildScript } from './support/build-child.ts';
 import { dataFiles, runClean } from './support/clean-check.ts';
 import { predictClean, type OracleConfig } from './support/clean-oracle.ts';
 import { GenTable } from './support/gen-table.ts';
@@ -26,21 +25,8 @@ beforeAll(async () => {
   child = await buildCleanChild();
 }, 60_000);
 
-interface ChildResult {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
 
-function runChild(base: string, opts: object): Promise<ChildResult> {
-  const p = spawn(process.execPath, [child, base, JSON.stringify(opts)], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  p.stdout.on('data', (d) => (stdout += d));
-  p.stderr.on('data', (d) => (stderr += d));
-  return new Promise((r) => p.on('close', (code, signal) => r({ code, signal, stdout, stderr })));
-}
+const runChild = (base: string, opts: object) => runChildScript(child, base, opts);
 
 const EXPIRY = 400;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -1,7 +1,6 @@
 // Crash safety of clustering: a child process running it is SIGKILLed at each point; the snapshot never
 // changes, and the next `clustering run` rolls the failed attempt back (plan kept) and completes it
 // under the same instant: every record once, no stray file, the metadata table in step.
-import { spawn } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -11,21 +10,14 @@ import { HAVE_FIXTURES, tableFresh } from '../support/fixtures.ts';
 import { allFiles } from '../support/files.ts';
 import { runJson } from '../support/run-cli.ts';
 import { comparable, logicalTypes, snapshotRows } from './support/snapshot.ts';
-import { buildClusteringChild } from './support/build-child.ts';
+import { buildClusteringChild, runChild as runChildScript } from './support/build-child.ts';
 
 let child = '';
 beforeAll(async () => {
   child = await buildClusteringChild();
 }, 60_000);
 
-function runChild(base: string, opts: object): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
-  const p = spawn(process.execPath, [child, base, JSON.stringify(opts)], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  p.stdout.on('data', (d) => (stdout += d));
-  p.stderr.on('data', (d) => (stderr += d));
-  return new Promise((r) => p.on('close', (code, signal) => r({ code, signal, stdout, stderr })));
-}
+const runChild = (base: string, opts: object) => runChildScript(child, base, opts);
 
 const EXPIRY = 400;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -5,7 +5,6 @@
 // completion, and inside the MDT compaction that follows, the next run leaves both tables consistent —
 // the orphan MDT deltacommit rolled back in the MDT as Hudi does, a pending MDT compaction finished —
 // and `metadata validate-files` clean at every step.
-import { spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,28 +21,15 @@ import { HAVE_FIXTURES, tableFresh } from '../support/fixtures.ts';
 import { allFiles } from '../support/files.ts';
 import { runJson } from '../support/run-cli.ts';
 import { comparable, logicalTypes, snapshotRows } from './support/snapshot.ts';
-import { buildCompactionChild } from './support/build-child.ts';
+import { buildCompactionChild, runChild as runChildScript } from './support/build-child.ts';
 
 let child = '';
 beforeAll(async () => {
   child = await buildCompactionChild();
 }, 60_000);
 
-interface ChildResult {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
 
-function runChild(base: string, opts: object): { done: Promise<ChildResult> } {
-  const p = spawn(process.execPath, [child, base, JSON.stringify(opts)], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  p.stdout.on('data', (d) => (stdout += d));
-  p.stderr.on('data', (d) => (stderr += d));
-  return { done: new Promise((r) => p.on('close', (code, signal) => r({ code, signal, stdout, stderr }))) };
-}
+const runChild = (base: string, opts: object) => runChildScript(child, base, opts);
 
 
 const EXPIRY = 400;
@@ -61,7 +47,7 @@ describe.skipIf(!HAVE_FIXTURES)('compaction crash safety', () => {
         const before = comparable(await snapshotRows(base));
         const oldCompactions = new Set((await (await openTable(base)).timeline()).instants.filter((i) => i.effectiveAction === 'compaction').map((i) => i.requestedTime));
         const dataBefore = new Set(allFiles(base).filter((f) => !f.includes('/.hoodie/')));
-        const c = await runChild(base, { schedule: true, crashAt: point, heartbeatExpiryMs: EXPIRY }).done;
+        const c = await runChild(base, { schedule: true, crashAt: point, heartbeatExpiryMs: EXPIRY });
         expect(c.signal, c.stderr).toBe('SIGKILL');
         // the snapshot never changes across the crash
         expect(comparable(await snapshotRows(base))).toEqual(before);
@@ -139,10 +125,10 @@ describe.skipIf(!HAVE_FIXTURES)('compaction crash safety', () => {
     const inflights = () => readdirSync(join(base, '.hoodie/timeline')).filter((f) => f.endsWith('.compaction.inflight')).length;
     const initial = inflights();
     for (let n = 0; n < 200 && inflights() === initial; n++) await sleep(25);
-    const second = await runChild(base, { heartbeatExpiryMs: 10_000 }).done;
+    const second = await runChild(base, { heartbeatExpiryMs: 10_000 });
     const waiting = runChild(base, { wait: true, heartbeatExpiryMs: 10_000 });
-    const a = await first.done;
-    const w = await waiting.done;
+    const a = await first;
+    const w = await waiting;
     expect(a.code, a.stderr).toBe(0);
     expect(JSON.parse(a.stdout).status).toBe('completed');
     expect(second.code, second.stderr).toBe(4);
@@ -208,7 +194,7 @@ describe.skipIf(MDT_TABLES.length === 0)('compaction crash safety with the metad
         const before = comparable(await snapshotRows(base), types);
         const mdtPath = join(base, '.hoodie', 'metadata');
         const mdtBefore = new Set((await (await openTableAt(local, mdtPath)).timeline()).instants.map((i) => `${i.requestedTime} ${i.action}`));
-        const c = await runChild(base, { schedule: true, crashAt: point, heartbeatExpiryMs: EXPIRY, metadataTable: 'update' }).done;
+        const c = await runChild(base, { schedule: true, crashAt: point, heartbeatExpiryMs: EXPIRY, metadataTable: 'update' });
         expect(c.signal, c.stderr).toBe('SIGKILL');
         expect(comparable(await snapshotRows(base), types)).toEqual(before);
         // readers listing through the MDT see the committed table across the crash (validate-files

@@ -2,7 +2,6 @@
 // heartbeat expiry; B rolls A back and re-runs the same instant. When A resumes it must find it no
 // longer owns the instant and fail with a conflict (exit 1) without touching the timeline, B's
 // heartbeat or B's files — whether B has already completed or is still running.
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,21 +11,14 @@ import { runCompaction, type RunResult } from '../../src/services/index.ts';
 import { HAVE_FIXTURES, tableFresh } from '../support/fixtures.ts';
 import { comparable, snapshotRows } from './support/snapshot.ts';
 import { runCli } from '../support/run-cli.ts';
-import { buildCompactionChild } from './support/build-child.ts';
+import { buildCompactionChild, runChild as runChildScript } from './support/build-child.ts';
 
 let child = '';
 beforeAll(async () => {
   child = await buildCompactionChild();
 }, 60_000);
 
-function runChild(base: string, opts: object): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const p = spawn(process.execPath, [child, base, JSON.stringify(opts)], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  p.stdout.on('data', (d) => (stdout += d));
-  p.stderr.on('data', (d) => (stderr += d));
-  return new Promise((r) => p.on('close', (code) => r({ code, stdout, stderr })));
-}
+const runChild = (base: string, opts: object) => runChildScript(child, base, opts);
 
 function dataFiles(dir: string, out: string[] = []): string[] {
   for (const e of readdirSync(dir, { withFileTypes: true })) {

@@ -6,7 +6,6 @@
 // Also the other crash state a previous writer can leave (format-services-write.md §3.5): 0.14's
 // proposed order completes the rollback before deleting the target's files — a completed rollback
 // next to a still-pending target is rolled back once more, harmlessly.
-import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createSavepoint, restoreToSavepoint, rollbackCommit, rollbackFailedWrites } from '../../src/services/remediation/index.ts';
@@ -16,7 +15,7 @@ import { WRITE_ACTIONS } from '../../src/timeline/index.ts';
 import { HAVE_FIXTURES, tableFresh } from '../support/fixtures.ts';
 import { runJson } from '../support/run-cli.ts';
 import { HAVE_TRINO_V6, trinoV6Fresh } from '../support/trino.ts';
-import { buildRemediationChild } from './support/build-child.ts';
+import { buildRemediationChild, runChild as runChildScript } from './support/build-child.ts';
 import { comparable, logicalTypes, snapshotRows } from './support/snapshot.ts';
 import { addDeleteCommit } from './support/writes.ts';
 
@@ -29,12 +28,7 @@ beforeAll(async () => {
 const RERUN = { clockSkewMs: 1, lock: { expireMs: 200, wait: true, waitTimeoutMs: 10_000 } };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function runChild(base: string, opts: object): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
-  const p = spawn(process.execPath, [child, base, JSON.stringify(opts)], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  p.stderr.on('data', (d) => (stderr += d));
-  return new Promise((r) => p.on('close', (code, signal) => r({ code, signal, stderr })));
-}
+const runChild = (base: string, opts: object) => runChildScript(child, base, opts);
 
 const ROLLBACK_POINTS = ['rollback-requested', 'rollback-inflight', 'rollback-files-deleted', 'rollback-before-complete', 'rollback-target-inflight-deleted', 'rollback-target-deleted', 'rollback-completed'];
 const MDT_V8_POINTS = ['mdt-rollback-requested', 'mdt-rollback-inflight', 'mdt-rollback-files-deleted', 'mdt-rollback-target-deleted', 'mdt-rollback-completed'];

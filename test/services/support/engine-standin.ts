@@ -22,7 +22,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { bundleForTest } from '../../support/bundle.ts';
-import { buildCleanChild } from './build-clean-child.ts';
+import { buildCleanChild } from './build-child.ts';
 import { buildClusteringChild, buildCompactionChild } from './build-child.ts';
 
 export interface Behaviour {
