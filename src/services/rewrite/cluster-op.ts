@@ -8,15 +8,16 @@
 // Everything it takes is structured-cloneable, so a worker thread runs it the same way (worker.ts).
 import { formatBaseFileName, formatWriteToken } from '../../fs-view/index.ts';
 import type { MergeConfig, MergeStats, Row } from '../../merge/index.ts';
-import { PackedColumn, PackedUnsupported } from '../../parquet/packed.ts';
+import { PackedUnsupported, type PackedColumn } from '../../parquet/packed.ts';
 import { openHoodieParquetWriter } from '../../parquet/write-incremental.ts';
-import { openHoodiePackedWriter } from '../../parquet/write-packed.ts';
+import { openHoodiePackedColumnWriter } from '../../parquet/write-packed.ts';
 import { prepareHoodieSchema, type AvroRecordSchema, type ParquetCodec } from '../../parquet/write.ts';
 import type { Storage } from '../../storage/index.ts';
 import { mergeInto, prepareColumnar, type ColumnarInput, type GroupWriter } from './columnar-merge.ts';
 import { isCommittedBy, type CommittedInstants, type MergeJob } from './merge-op.ts';
 import { mergeSliceStreaming } from './slice-merge.ts';
-import { sortColumnsOf, sortPermutation, type Layout, type SortColumn, type SortValue } from './sort-order.ts';
+import { HeldRows, rankHeld } from './held-columns.ts';
+import { permutationOfRanks, sortColumnsOf, sortPermutation, type Layout, type SortColumn, type SortValue } from './sort-order.ts';
 
 export interface ClusterSlice {
   fileId: string;
@@ -122,34 +123,12 @@ function mergeJobOf(job: ClusterJob, s: ClusterSlice, index: number): MergeJob {
 
 const text = new TextDecoder();
 
-/** Value i of a packed column for sorting (strings decoded, INT64 as a number when exact, else bigint). */
-function packedValue(col: PackedColumn, i: number, c: SortColumn): SortValue {
-  if (col.nulls[i]) return null;
-  const s = col.start(i);
-  const dv = col.view();
-  switch (col.type) {
-    case 'BYTE_ARRAY':
-      return c.kind === 'binary' ? col.data.subarray(s, col.end(i)) : text.decode(col.data.subarray(s, col.end(i)));
-    case 'INT32':
-      return dv.getInt32(s, true);
-    case 'INT64': {
-      // a number when exact (no BigInt allocated per row); the sort compares both kinds alike
-      const hi = dv.getInt32(s + 4, true);
-      if (hi >= -0x200000 && hi < 0x200000) return hi * 4294967296 + dv.getUint32(s, true);
-      return dv.getBigInt64(s, true);
-    }
-    case 'FLOAT':
-      return dv.getFloat32(s, true);
-    case 'DOUBLE':
-      return dv.getFloat64(s, true);
-    default:
-      return col.data[s] === 1;
-  }
-}
-
 /** The packed path: every slice merged into packed chunks; undefined when a slice needs the row path. */
 async function clusterPacked(storage: Storage, job: ClusterJob, sortCols: SortColumn[]): Promise<ClusterOutput | undefined> {
   const started = Date.now();
+  const jFile = job.writerSchema.fields.findIndex((f) => f.name === '_hoodie_file_name');
+  // sorting by the file name (a constant of each new file, never held) is the row path's
+  if (sortCols.some((c) => c.index === jFile)) return undefined;
   const opts = { config: job.config, isValidInstant: isCommittedBy(job.committed), exact: true };
   const inputs: ColumnarInput[] = [];
   for (const [i, s] of job.slices.entries()) {
@@ -158,24 +137,29 @@ async function clusterPacked(storage: Storage, job: ClusterJob, sortCols: SortCo
     inputs.push(input);
   }
   const elements = prepareHoodieSchema(job.writerSchema).parquetSchema.slice(1);
-  const chunks: PackedColumn[][] = [];
-  let records = 0;
+  const jKey = job.writerSchema.fields.findIndex((f) => f.name === '_hoodie_record_key');
+  // the file name is a constant of each new file: never held
+  const held = new HeldRows(elements.map((e, j) => (j === jFile ? undefined : e.type)));
+  // the merge's chunks are copied into the held columns, its buffers reused for the next chunk
+  let spare: PackedColumn[] | undefined;
   const collector: GroupWriter = {
     groupRows: CHUNK_ROWS,
     elements,
     pendingPeak: 0,
     get rowCount() {
-      return records;
+      return held.rows;
     },
     writeGroup(columns) {
-      const n = Math.max(...columns.map((c) => c.length));
-      if (n > 0) {
-        chunks.push(columns);
-        records += n;
-      }
+      held.append(columns);
+      spare = columns;
       return Promise.resolve();
     },
-    recycle: () => undefined,
+    recycle: () => {
+      const c = spare;
+      spare = undefined;
+      c?.forEach((x) => x.reset());
+      return c;
+    },
   };
   const stats = emptyStats();
   for (const [i, s] of job.slices.entries()) {
@@ -183,55 +167,48 @@ async function clusterPacked(storage: Storage, job: ClusterJob, sortCols: SortCo
     addStats(stats, inputs[i]!.stats);
   }
   inputs.length = 0;
-  // global row g = (chunk, row in chunk)
-  const chunkOf = new Int32Array(records);
-  const rowOf = new Int32Array(records);
-  let g = 0;
-  for (const [k, c] of chunks.entries()) {
-    const n = Math.max(...c.map((x) => x.length));
-    for (let r = 0; r < n; r++, g++) {
-      chunkOf[g] = k;
-      rowOf[g] = r;
-    }
-  }
-  const perm = sortPermutation(records, sortCols, job.layout, (c, i) => packedValue(chunks[chunkOf[i]!]![sortCols[c]!.index]!, rowOf[i]!, sortCols[c]!));
+  spare = undefined;
+  const records = held.rows;
+  const sortHeld = sortCols.map((c) => held.columns[c.index]!);
+  const perm =
+    job.layout === 'linear' || sortCols.length === 1
+      ? permutationOfRanks(records, sortCols.map((c, k) => rankHeld(sortHeld[k]!, c)))
+      : (() => {
+          const values = sortCols.map((c, k) => sortHeld[k]!.values(c));
+          return sortPermutation(records, sortCols, job.layout, (c, i) => values[c]![i]);
+        })();
+  // where each output row comes from
+  const src = held.locate(perm);
   const scanMs = Date.now() - started;
-  const files: ClusterFile[] = [];
-  const J = elements.length;
-  const jFile = job.writerSchema.fields.findIndex((f) => f.name === '_hoodie_file_name');
-  const jKey = job.writerSchema.fields.findIndex((f) => f.name === '_hoodie_record_key');
   const inputBytes = inputBytesOf(job);
-  const columnsOf = elements.map((_, j) => chunks.map((c) => c[j]!));
-  const srcChunk = new Int32Array(Math.min(records, job.rowGroupSize));
-  const srcRow = new Int32Array(Math.min(records, job.rowGroupSize));
-  for (const f of outputLayout(job, records, inputBytes)) {
-    const fileNameBytes = new TextEncoder().encode(f.fileName);
-    const constants = job.writerSchema.fields.map((x) => (x.name === '_hoodie_file_name' ? fileNameBytes : undefined));
-    const writer = openHoodiePackedWriter({ schema: job.writerSchema, codec: job.codec, gzipLevel: job.gzipLevel, rowGroupSize: job.rowGroupSize, constants });
-    const keys: string[] | undefined = job.withKeys ? [] : undefined;
-    const pending: Promise<void>[] = [];
-    let out = elements.map((e) => new PackedColumn(e.type!, Math.min(job.rowGroupSize, f.to - f.from)));
-    for (let a = f.from; a < f.to; a += writer.groupRows) {
-      const b = Math.min(f.to, a + writer.groupRows);
-      // where each output row comes from, then one sequential gather per column
-      for (let x = a; x < b; x++) {
-        srcChunk[x - a] = chunkOf[perm[x]!]!;
-        srcRow[x - a] = rowOf[perm[x]!]!;
-      }
-      for (let j = 0; j < J; j++) if (j !== jFile) out[j]!.appendGather(columnsOf[j]!, srcChunk, srcRow, 0, b - a);
-      if (keys && jKey >= 0) {
-        const kc = out[jKey]!;
-        for (let i = 0; i < kc.length; i++) keys.push(text.decode(kc.data.subarray(kc.start(i), kc.end(i))));
-      }
-      const done = writer.writeGroup(out);
-      done.catch(() => undefined);
-      pending.push(done);
-      if (pending.length > 2) await pending.shift();
-      out = writer.recycle() ?? out.map((c) => new PackedColumn(c.type, writer.groupRows));
+  const layout = outputLayout(job, records, inputBytes);
+  const writers = layout.map((f) => {
+    const constants = job.writerSchema.fields.map((x) => (x.name === '_hoodie_file_name' ? new TextEncoder().encode(f.fileName) : undefined));
+    return openHoodiePackedColumnWriter({ schema: job.writerSchema, codec: job.codec, gzipLevel: job.gzipLevel, rowGroupSize: job.rowGroupSize, constants }, f.to - f.from);
+  });
+  const keys: (string[] | undefined)[] = layout.map(() => undefined);
+  // one field of the output at a time (the fields before it are encoded, those after it still held);
+  // its compression overlaps the next field's gather
+  let compressing: Promise<void> = Promise.resolve();
+  for (let j = 0; j < elements.length; j++) {
+    const h = held.columns[j];
+    if (!h) continue;
+    const done: Promise<void>[] = [];
+    for (const [k, f] of layout.entries()) {
+      const col = h.gather(src.chunk, src.row, f.from, f.to, layout.length === 1);
+      if (job.withKeys && j === jKey) keys[k] = Array.from({ length: col.length }, (_, i) => text.decode(col.data.subarray(col.start(i), col.end(i))));
+      done.push(writers[k]!.writeColumn(j, col));
     }
-    await Promise.all(pending);
-    const file = await writer.finish();
-    files.push({ fileId: f.fileId, fileName: f.fileName, bytes: file.bytes, rowCount: file.rowCount, keys });
+    h.release();
+    for (const d of done) d.catch(() => undefined);
+    await compressing;
+    compressing = Promise.all(done).then(() => undefined);
+  }
+  await compressing;
+  const files: ClusterFile[] = [];
+  for (const [k, f] of layout.entries()) {
+    const file = await writers[k]!.finish();
+    files.push({ fileId: f.fileId, fileName: f.fileName, bytes: file.bytes, rowCount: file.rowCount, keys: keys[k] ?? (job.withKeys ? [] : undefined) });
   }
   return { files, stats, path: 'packed', records, inputBytes, scanMs };
 }
