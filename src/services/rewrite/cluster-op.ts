@@ -16,7 +16,7 @@ import type { Storage } from '../../storage/index.ts';
 import { mergeInto, prepareColumnar, type ColumnarInput, type GroupWriter } from './columnar-merge.ts';
 import { isCommittedBy, type CommittedInstants, type MergeJob } from './merge-op.ts';
 import { mergeSliceStreaming } from './slice-merge.ts';
-import { HeldRows, rankHeld } from './held-columns.ts';
+import { GatherScratch, HeldRows, rankHeld } from './held-columns.ts';
 import { permutationOfRanks, sortColumnsOf, sortPermutation, type Layout, type SortColumn, type SortValue } from './sort-order.ts';
 
 export interface ClusterSlice {
@@ -190,12 +190,13 @@ async function clusterPacked(storage: Storage, job: ClusterJob, sortCols: SortCo
   // one field of the output at a time (the fields before it are encoded, those after it still held);
   // its compression overlaps the next field's gather
   let compressing: Promise<void> = Promise.resolve();
+  const scratch = new GatherScratch(held.maxFieldBytes());
   for (let j = 0; j < elements.length; j++) {
     const h = held.columns[j];
     if (!h) continue;
     const done: Promise<void>[] = [];
     for (const [k, f] of layout.entries()) {
-      const col = h.gather(src.chunk, src.row, f.from, f.to, layout.length === 1);
+      const col = h.gather(src.chunk, src.row, f.from, f.to, layout.length === 1, scratch);
       if (job.withKeys && j === jKey) keys[k] = Array.from({ length: col.length }, (_, i) => text.decode(col.data.subarray(col.start(i), col.end(i))));
       done.push(writers[k]!.writeColumn(j, col));
     }

@@ -32,14 +32,49 @@ function trimmed(c: PackedColumn): PackedColumn {
   return t;
 }
 
+/**
+ * The buffers gathered columns are built in, reused field after field (each gathered column is
+ * encoded before the next is gathered): without them every field of the output would be a fresh
+ * allocation the size of the field, which the allocator only gets back after a major GC.
+ */
+export class GatherScratch {
+  /** `bytes`: the most value bytes a gather will take (one buffer from the start) */
+  constructor(bytes = 0) {
+    this.data = new ArrayBuffer(bytes);
+  }
+  private data: ArrayBuffer;
+  private offsets = new Int32Array(0);
+  private nulls = new Uint8Array(0);
+  private ids = new Int32Array(0);
+  bytes(n: number): Uint8Array {
+    if (this.data.byteLength < n) this.data = new ArrayBuffer(Math.max(n, Math.ceil(this.data.byteLength * 1.25)));
+    return new Uint8Array(this.data, 0, n);
+  }
+  /** zero-filled */
+  nullFlags(n: number): Uint8Array {
+    if (this.nulls.length < n) this.nulls = new Uint8Array(n);
+    const b = this.nulls.subarray(0, n);
+    b.fill(0);
+    return b;
+  }
+  ints(n: number): Int32Array {
+    if (this.offsets.length < n) this.offsets = new Int32Array(n);
+    return this.offsets.subarray(0, n);
+  }
+  indexes(n: number): Int32Array {
+    if (this.ids.length < n) this.ids = new Int32Array(n);
+    return this.ids.subarray(0, n);
+  }
+}
+
 /** One field's values of every held row, in merge order (chunk after chunk). */
 export class HeldColumn {
   readonly width: number;
   /** plain form: the chunks' values */
   private plain: PackedColumn[] = [];
-  /** dictionary form (strings of few distinct values): the distinct values, and per chunk each row's index (-1: null) */
+  /** dictionary form (strings of few distinct values): the distinct values, and per chunk each row's index + 1 (0: null) */
   private set: SpanSet | undefined;
-  private ids: Int32Array[] = [];
+  private ids: Uint16Array[] = [];
   length = 0;
   /** bytes of all values */
   size = 0;
@@ -61,30 +96,32 @@ export class HeldColumn {
     this.nullCount += c.nullCount;
     const set = this.set;
     if (set) {
-      const ids = new Int32Array(c.length);
+      const ids = new Uint16Array(c.length);
       const d = c.data;
       const dv = c.view();
       // runs of one value (a file's commit time, a partition) skip the hash table
       let ps = 0;
       let pe = -1;
-      let pi = -1;
-      for (let i = 0; i < c.length; i++) {
-        if (c.nulls[i]) {
-          ids[i] = -1;
-          continue;
-        }
+      let pi = 0;
+      let i = 0;
+      for (; i < c.length; i++) {
+        if (c.nulls[i]) continue;
         const s = c.offsets[i]!;
         const e = c.offsets[i + 1]!;
-        if (pi >= 0 && pe - ps === e - s && equalBytes(d, dv, ps, d, dv, s, e - s)) ids[i] = pi;
+        if (pi > 0 && pe - ps === e - s && equalBytes(d, dv, ps, d, dv, s, e - s)) ids[i] = pi;
         else {
-          pi = ids[i] = set.indexOf(d, dv, s, e);
+          pi = ids[i] = set.indexOf(d, dv, s, e) + 1;
           ps = s;
           pe = e;
+          if (set.dict.length > HELD_DICTIONARY_LIMIT) break;
         }
       }
-      this.ids.push(ids);
-      if (set.dict.length > HELD_DICTIONARY_LIMIT) this.toPlain();
-      return;
+      if (i === c.length) {
+        this.ids.push(ids);
+        return;
+      }
+      // too many distinct values: held as bytes from now on
+      this.toPlain();
     }
     this.plain.push(trimmed(c));
   }
@@ -96,8 +133,8 @@ export class HeldColumn {
     this.plain = this.ids.map((ids) => {
       const c = new PackedColumn(this.type, ids.length);
       for (const x of ids) {
-        if (x < 0) c.appendNull();
-        else c.appendBytes(dict.data, dict.start(x), dict.end(x));
+        if (x === 0) c.appendNull();
+        else c.appendBytes(dict.data, dict.start(x - 1), dict.end(x - 1));
       }
       return trimmed(c);
     });
@@ -118,16 +155,16 @@ export class HeldColumn {
 
   /**
    * Output values [from, to) of the order given by (chunk[i], row[i]) — the held row each output
-   * row takes — as one packed column of exactly their size.
+   * row takes — as one packed column in `scratch`'s buffers (valid until the next gather into it).
    */
-  gather(chunk: Int32Array, row: Int32Array, from: number, to: number, all: boolean): PackedColumn {
+  gather(chunk: Int32Array, row: Int32Array, from: number, to: number, all: boolean, scratch: GatherScratch): PackedColumn {
     const n = to - from;
     const out = new PackedColumn(this.type, 0);
     out.length = n;
-    if (this.set) return this.gatherDictionary(out, chunk, row, from, to);
+    if (this.set) return this.gatherDictionary(out, chunk, row, from, to, scratch);
     const srcs = this.plain;
     const w = this.width;
-    out.nulls = new Uint8Array(n);
+    out.nulls = scratch.nullFlags(n);
     if (this.nullCount > 0) {
       const nullsOf = srcs.map((c) => c.nulls);
       let nc = 0;
@@ -140,8 +177,8 @@ export class HeldColumn {
     }
     if (w === 4 || w === 8) {
       // 32-bit words (bit-exact, NaN payloads too)
-      out.data = new Uint8Array(n * w);
-      const dst = new Int32Array(out.data.buffer);
+      out.data = scratch.bytes(n * w);
+      const dst = new Int32Array(out.data.buffer, 0, (n * w) >> 2);
       const views = srcs.map((c) => new Int32Array(c.data.buffer, c.data.byteOffset, c.data.byteLength >> 2));
       let d = 0;
       if (w === 8) {
@@ -158,7 +195,7 @@ export class HeldColumn {
       return out;
     }
     if (w) {
-      out.data = new Uint8Array(n * w);
+      out.data = scratch.bytes(n * w);
       const dst = out.data;
       let at = 0;
       for (let i = from; i < to; i++) {
@@ -181,9 +218,10 @@ export class HeldColumn {
         bytes += so[r + 1]! - so[r]!;
       }
     }
-    const d = new Uint8Array(bytes);
+    const d = scratch.bytes(bytes);
     const dv = viewOf(d);
-    const o = new Int32Array(n + 1);
+    const o = scratch.ints(n + 1);
+    o[0] = 0;
     let at = 0;
     for (let i = from, k = 1; i < to; i++, k++) {
       const c = chunk[i]!;
@@ -201,26 +239,27 @@ export class HeldColumn {
     return out;
   }
 
-  private gatherDictionary(out: PackedColumn, chunk: Int32Array, row: Int32Array, from: number, to: number): PackedColumn {
+  private gatherDictionary(out: PackedColumn, chunk: Int32Array, row: Int32Array, from: number, to: number, scratch: GatherScratch): PackedColumn {
     const n = to - from;
     const dict = this.set!.dict;
     const idsOf = this.ids;
-    const picked = new Int32Array(n);
+    const picked = scratch.indexes(n);
     let bytes = 0;
     let nc = 0;
     const dictOffsets = dict.offsets;
     for (let i = from, k = 0; i < to; i++, k++) {
-      const x = idsOf[chunk[i]!]![row[i]!]!;
+      const x = idsOf[chunk[i]!]![row[i]!]! - 1;
       picked[k] = x;
       if (x < 0) nc++;
       else bytes += dictOffsets[x + 1]! - dictOffsets[x]!;
     }
-    const d = new Uint8Array(bytes);
+    const d = scratch.bytes(bytes);
     const dv = viewOf(d);
     const dd = dict.data;
     const ddv = dict.view();
-    const o = new Int32Array(n + 1);
-    const nulls = new Uint8Array(n);
+    const o = scratch.ints(n + 1);
+    o[0] = 0;
+    const nulls = scratch.nullFlags(n);
     let at = 0;
     for (let k = 0; k < n; k++) {
       const x = picked[k]!;
@@ -251,10 +290,10 @@ export class HeldColumn {
       // strings by their UTF-8 bytes (= code point order, Spark's), bytes unsigned: the distinct
       // values ordered once, each row ranked through its index
       const set = this.set ?? new SpanSet('BYTE_ARRAY', 1024);
-      const idsOf = this.set ? this.ids : this.plain.map((p) => {
+      const idsOf: ArrayLike<number>[] = this.set ? this.ids : this.plain.map((p) => {
         const ids = new Int32Array(p.length);
         const dv = p.view();
-        for (let i = 0; i < p.length; i++) ids[i] = p.nulls[i] ? -1 : set.indexOf(p.data, dv, p.offsets[i]!, p.offsets[i + 1]!);
+        for (let i = 0; i < p.length; i++) ids[i] = p.nulls[i] ? 0 : set.indexOf(p.data, dv, p.offsets[i]!, p.offsets[i + 1]!) + 1;
         return ids;
       });
       const dict = set.dict;
@@ -266,7 +305,7 @@ export class HeldColumn {
       for (let k = 0; k < order.length; k++) rankOfId[order[k]!] = k + 1;
       const rank = new Int32Array(n);
       let g = 0;
-      for (const ids of idsOf) for (let i = 0; i < ids.length; i++, g++) rank[g] = ids[i]! < 0 ? 0 : rankOfId[ids[i]!]!;
+      for (const ids of idsOf) for (let i = 0; i < ids.length; i++, g++) rank[g] = ids[i] === 0 ? 0 : rankOfId[ids[i]! - 1]!;
       return { rank, distinct: dict.length };
     }
     const xs = new Float64Array(n);
@@ -312,7 +351,7 @@ export class HeldColumn {
     if (this.set) {
       const dict = this.set.dict;
       const decoded = Array.from({ length: dict.length }, (_, x) => valueOf(dict, x, c));
-      for (const ids of this.ids) for (let i = 0; i < ids.length; i++) out[g++] = ids[i]! < 0 ? null : decoded[ids[i]!]!;
+      for (const ids of this.ids) for (let i = 0; i < ids.length; i++) out[g++] = ids[i] === 0 ? null : decoded[ids[i]! - 1]!;
       return out;
     }
     for (const p of this.plain) for (let i = 0; i < p.length; i++) out[g++] = valueOf(p, i, c);
@@ -360,6 +399,11 @@ export class HeldRows {
     this.columns = types.map((t) => (t ? new HeldColumn(t) : undefined));
   }
 
+  /** The most value bytes of one held field. */
+  maxFieldBytes(): number {
+    return Math.max(0, ...this.columns.map((h) => (h ? (h.width ? h.length * h.width : h.size) : 0)));
+  }
+
   /** Appends one merged chunk (its columns by field; those not held are ignored). */
   append(columns: PackedColumn[]): void {
     const n = Math.max(0, ...columns.map((c, j) => (this.columns[j] ? c.length : 0)));
@@ -377,15 +421,21 @@ export class HeldRows {
   locate(perm?: Int32Array): { chunk: Int32Array; row: Int32Array } {
     const start = new Int32Array(this.chunkRows.length + 1);
     for (let k = 0; k < this.chunkRows.length; k++) start[k + 1] = start[k]! + this.chunkRows[k]!;
-    const chunkOfRow = new Int32Array(this.rows);
-    for (let k = 0; k < this.chunkRows.length; k++) chunkOfRow.fill(k, start[k]!, start[k + 1]!);
     const chunk = new Int32Array(this.rows);
     const row = new Int32Array(this.rows);
+    const last = this.chunkRows.length - 1;
     for (let i = 0; i < this.rows; i++) {
       const g = perm ? perm[i]! : i;
-      const k = chunkOfRow[g]!;
-      chunk[i] = k;
-      row[i] = g - start[k]!;
+      // the chunk holding g: the last start ≤ g
+      let lo = 0;
+      let hi = last;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >> 1;
+        if (start[mid]! <= g) lo = mid;
+        else hi = mid - 1;
+      }
+      chunk[i] = lo;
+      row[i] = g - start[lo]!;
     }
     return { chunk, row };
   }
