@@ -6,122 +6,21 @@
 // from the input bytes per record). Files are encoded by the same writers compaction uses (packed:
 // write-packed.ts; rows: write-incremental.ts): bloom filter, min/max key footer, Avro schema.
 // Everything it takes is structured-cloneable, so a worker thread runs it the same way (worker.ts).
-import { formatBaseFileName, formatWriteToken } from '../../fs-view/index.ts';
-import type { MergeConfig, MergeStats, Row } from '../../merge/index.ts';
+import type { Row } from '../../merge/index.ts';
 import { PackedUnsupported, type PackedColumn } from '../../parquet/packed.ts';
 import { openHoodieParquetWriter } from '../../parquet/write-incremental.ts';
-import { openHoodiePackedColumnWriter } from '../../parquet/write-packed.ts';
-import { prepareHoodieSchema, type AvroRecordSchema, type ParquetCodec } from '../../parquet/write.ts';
+import { prepareHoodieSchema } from '../../parquet/write.ts';
 import type { Storage } from '../../storage/index.ts';
+import { clusterBaseFiles } from './cluster-base.ts';
+import { addStats, CHUNK_ROWS, emptyStats, inputBytesOf, mergeJobOf, outputLayout, type ClusterFile, type ClusterJob, type ClusterOutput } from './cluster-job.ts';
+import { sortedOrder, writeSorted } from './cluster-write.ts';
 import { mergeInto, prepareColumnar, type ColumnarInput, type GroupWriter } from './columnar-merge.ts';
-import { isCommittedBy, type CommittedInstants, type MergeJob } from './merge-op.ts';
+import { HeldRows } from './held-columns.ts';
+import { isCommittedBy } from './merge-op.ts';
 import { mergeSliceStreaming } from './slice-merge.ts';
-import { GatherScratch, HeldRows, rankHeld } from './held-columns.ts';
-import { permutationOfRanks, sortColumnsOf, sortPermutation, type Layout, type SortColumn, type SortValue } from './sort-order.ts';
+import { sortColumnsOf, sortPermutation, type SortColumn, type SortValue } from './sort-order.ts';
 
-export interface ClusterSlice {
-  fileId: string;
-  baseFile?: { path: string; size: number };
-  logFiles: { path: string; size: number }[];
-}
-
-export interface ClusterJob {
-  partition: string;
-  instant: string;
-  slices: ClusterSlice[];
-  writerSchema: AvroRecordSchema;
-  config: MergeConfig;
-  committed: CommittedInstants;
-  codec?: ParquetCodec;
-  gzipLevel?: number;
-  rowGroupSize: number;
-  sortColumns: string[];
-  layout: Layout;
-  /** one fresh file id prefix (a UUID) per output file group of the plan's group */
-  fileIdPrefixes: string[];
-  /** the Spark task number of the first output (write tokens `<task>-0-0`) */
-  firstTask: number;
-  targetFileMaxBytes: number;
-  /** also return each file's record keys (for the record index) */
-  withKeys?: boolean;
-  /** 'rows' forces the row path; default: packed when every slice allows it */
-  mergePath?: 'auto' | 'rows';
-}
-
-export interface ClusterFile {
-  fileId: string;
-  fileName: string;
-  bytes: Uint8Array;
-  rowCount: number;
-  keys?: string[];
-}
-
-export interface ClusterOutput {
-  files: ClusterFile[];
-  stats: MergeStats;
-  path: 'packed' | 'rows';
-  records: number;
-  inputBytes: number;
-  scanMs: number;
-}
-
-/** Output rows per packed chunk while merging (the writer's row groups are cut from the sorted order). */
-const CHUNK_ROWS = 65_536;
-
-function emptyStats(): MergeStats {
-  return { totalLogFilesCompacted: 0, totalLogSizeCompacted: 0, totalLogBlocks: 0, totalCorruptLogBlock: 0, totalRollbackBlocks: 0, totalLogRecords: 0, totalUpdatedRecordsCompacted: 0, totalDeletedRecords: 0, totalSkippedBlocks: 0, baseRecords: 0 };
-}
-
-function addStats(into: MergeStats, s: MergeStats): void {
-  for (const k of Object.keys(into) as (keyof MergeStats)[]) into[k] += s[k];
-}
-
-export function inputBytesOf(job: ClusterJob): number {
-  return job.slices.reduce((n, s) => n + (s.baseFile?.size ?? 0) + s.logFiles.reduce((m, l) => m + l.size, 0), 0);
-}
-
-/**
- * The output files of `records` sorted records: [first row, end row, file id, file name] per file.
- * numOutputFileGroups range partitions of equal counts (empty ones write nothing), each rolled over
- * every `rowsPerFile` rows.
- */
-export function outputLayout(job: ClusterJob, records: number, inputBytes: number): { from: number; to: number; fileId: string; fileName: string }[] {
-  const n = job.fileIdPrefixes.length;
-  const perRow = records > 0 ? inputBytes / records : 0;
-  const rowsPerFile = perRow > 0 ? Math.max(1, Math.floor(job.targetFileMaxBytes / perRow)) : Number.MAX_SAFE_INTEGER;
-  const out: { from: number; to: number; fileId: string; fileName: string }[] = [];
-  for (let k = 0; k < n; k++) {
-    const from = Math.floor((k * records) / n);
-    const to = Math.floor(((k + 1) * records) / n);
-    for (let a = from, j = 0; a < to; a += rowsPerFile, j++) {
-      const fileId = `${job.fileIdPrefixes[k]}-${j}`;
-      const fileName = formatBaseFileName({ fileId, writeToken: formatWriteToken(job.firstTask + k, 0, 0), instant: job.instant, ext: 'parquet' });
-      out.push({ from: a, to: Math.min(to, a + rowsPerFile), fileId, fileName });
-    }
-  }
-  return out;
-}
-
-function mergeJobOf(job: ClusterJob, s: ClusterSlice, index: number): MergeJob {
-  return {
-    partition: job.partition,
-    fileId: s.fileId,
-    baseFile: s.baseFile,
-    logFiles: s.logFiles,
-    instant: job.instant,
-    index,
-    fileName: '',
-    writerSchema: job.writerSchema,
-    config: job.config,
-    committed: job.committed,
-    codec: job.codec,
-    gzipLevel: job.gzipLevel,
-    rowGroupSize: CHUNK_ROWS,
-    mergePath: job.mergePath,
-  };
-}
-
-const text = new TextDecoder();
+export { inputBytesOf, outputLayout, type ClusterFile, type ClusterJob, type ClusterOutput, type ClusterSlice } from './cluster-job.ts';
 
 /** The packed path: every slice merged into packed chunks; undefined when a slice needs the row path. */
 async function clusterPacked(storage: Storage, job: ClusterJob, sortCols: SortColumn[]): Promise<ClusterOutput | undefined> {
@@ -169,49 +68,10 @@ async function clusterPacked(storage: Storage, job: ClusterJob, sortCols: SortCo
   inputs.length = 0;
   spare = undefined;
   const records = held.rows;
-  const sortHeld = sortCols.map((c) => held.columns[c.index]!);
-  const perm =
-    job.layout === 'linear' || sortCols.length === 1
-      ? permutationOfRanks(records, sortCols.map((c, k) => rankHeld(sortHeld[k]!, c)))
-      : (() => {
-          const values = sortCols.map((c, k) => sortHeld[k]!.values(c));
-          return sortPermutation(records, sortCols, job.layout, (c, i) => values[c]![i]);
-        })();
-  // where each output row comes from
-  const src = held.locate(perm);
+  const src = held.locate(sortedOrder(job, sortCols, records, (c) => held.columns[c.index]!));
   const scanMs = Date.now() - started;
-  const inputBytes = inputBytesOf(job);
-  const layout = outputLayout(job, records, inputBytes);
-  const writers = layout.map((f) => {
-    const constants = job.writerSchema.fields.map((x) => (x.name === '_hoodie_file_name' ? new TextEncoder().encode(f.fileName) : undefined));
-    return openHoodiePackedColumnWriter({ schema: job.writerSchema, codec: job.codec, gzipLevel: job.gzipLevel, rowGroupSize: job.rowGroupSize, constants }, f.to - f.from);
-  });
-  const keys: (string[] | undefined)[] = layout.map(() => undefined);
-  // one field of the output at a time (the fields before it are encoded, those after it still held);
-  // its compression overlaps the next field's gather
-  let compressing: Promise<void> = Promise.resolve();
-  const scratch = new GatherScratch(held.maxFieldBytes());
-  for (let j = 0; j < elements.length; j++) {
-    const h = held.columns[j];
-    if (!h) continue;
-    const done: Promise<void>[] = [];
-    for (const [k, f] of layout.entries()) {
-      const col = h.gather(src.chunk, src.row, f.from, f.to, layout.length === 1, scratch);
-      if (job.withKeys && j === jKey) keys[k] = Array.from({ length: col.length }, (_, i) => text.decode(col.data.subarray(col.start(i), col.end(i))));
-      done.push(writers[k]!.writeColumn(j, col));
-    }
-    h.release();
-    for (const d of done) d.catch(() => undefined);
-    await compressing;
-    compressing = Promise.all(done).then(() => undefined);
-  }
-  await compressing;
-  const files: ClusterFile[] = [];
-  for (const [k, f] of layout.entries()) {
-    const file = await writers[k]!.finish();
-    files.push({ fileId: f.fileId, fileName: f.fileName, bytes: file.bytes, rowCount: file.rowCount, keys: keys[k] ?? (job.withKeys ? [] : undefined) });
-  }
-  return { files, stats, path: 'packed', records, inputBytes, scanMs };
+  const files = await writeSorted(job, records, src, (j) => held.columns[j], held.maxFieldBytes());
+  return { files, stats, path: 'packed', records, inputBytes: inputBytesOf(job), scanMs };
 }
 
 /** The row path: merged rows (Avro values, exact) sorted and written by the row writer. */
@@ -257,7 +117,7 @@ async function clusterRows(storage: Storage, job: ClusterJob, sortCols: SortColu
 export async function clusterGroup(storage: Storage, job: ClusterJob): Promise<ClusterOutput> {
   const sortCols = sortColumnsOf(job.writerSchema, job.sortColumns);
   if (job.mergePath !== 'rows') {
-    const packed = await clusterPacked(storage, job, sortCols).catch((e: unknown) => {
+    const packed = await (async () => (await clusterBaseFiles(storage, job, sortCols)) ?? (await clusterPacked(storage, job, sortCols)))().catch((e: unknown) => {
       if (e instanceof PackedUnsupported) return undefined;
       throw e;
     });

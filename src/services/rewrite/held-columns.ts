@@ -417,26 +417,32 @@ export class HeldRows {
     this.rows += n;
   }
 
-  /** (chunk, row in chunk) of every held row g, for perm[g] as given (or g itself). */
+  /** (chunk, row in chunk) of the held row each output row takes (perm[i], or i itself). */
   locate(perm?: Int32Array): { chunk: Int32Array; row: Int32Array } {
-    const start = new Int32Array(this.chunkRows.length + 1);
-    for (let k = 0; k < this.chunkRows.length; k++) start[k + 1] = start[k]! + this.chunkRows[k]!;
-    const chunk = new Int32Array(this.rows);
-    const row = new Int32Array(this.rows);
-    const last = this.chunkRows.length - 1;
-    for (let i = 0; i < this.rows; i++) {
-      const g = perm ? perm[i]! : i;
-      // the chunk holding g: the last start ≤ g
-      let lo = 0;
-      let hi = last;
-      while (lo < hi) {
-        const mid = (lo + hi + 1) >> 1;
-        if (start[mid]! <= g) lo = mid;
-        else hi = mid - 1;
-      }
-      chunk[i] = lo;
-      row[i] = g - start[lo]!;
-    }
-    return { chunk, row };
+    return locateRows(this.chunkRows, perm);
   }
+}
+
+/** (chunk, row in chunk) of row perm[i] (or i) of rows held in chunks of these row counts (empty chunks allowed). */
+export function locateRows(chunkRows: readonly number[], perm?: Int32Array): { chunk: Int32Array; row: Int32Array } {
+  const start = new Int32Array(chunkRows.length + 1);
+  for (let k = 0; k < chunkRows.length; k++) start[k + 1] = start[k]! + chunkRows[k]!;
+  const rows = start[chunkRows.length]!;
+  const chunk = new Int32Array(rows);
+  const row = new Int32Array(rows);
+  const last = chunkRows.length - 1;
+  for (let i = 0; i < rows; i++) {
+    const g = perm ? perm[i]! : i;
+    // the chunk holding g: the last start ≤ g (an empty chunk shares its start with the next)
+    let lo = 0;
+    let hi = last;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (start[mid]! <= g) lo = mid;
+      else hi = mid - 1;
+    }
+    chunk[i] = lo;
+    row[i] = g - start[lo]!;
+  }
+  return { chunk, row };
 }
