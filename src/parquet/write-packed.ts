@@ -144,6 +144,68 @@ function dictionaryFor(col: PackedColumn): { dict: PackedColumn; indexes: Int32A
   return { dict, indexes };
 }
 
+/**
+ * Values given as indexes into a dictionary of distinct values (ids[i]: row i's index, -1 = null;
+ * `col` their nulls), a column of a larger one's: dictionaryFor's decision and result, from the
+ * indexes instead of hashing every value — the same sample, the same first-appearance order, the same
+ * size rule.
+ */
+export interface ValueIds {
+  ids: Int32Array;
+  /** the distinct values (never null) */
+  values: PackedColumn;
+}
+
+function dictionaryOfIds(col: PackedColumn, given: ValueIds): { dict: PackedColumn; indexes: Int32Array } | null {
+  if (col.type === 'BOOLEAN') return null;
+  const { ids, values } = given;
+  const n = col.length;
+  const prefix = values.width ? 0 : 4;
+  const sizeOf = (x: number) => values.end(x) - values.start(x) + prefix;
+  const local = new Int32Array(values.length).fill(-1);
+  const sampleSize = Math.min(n, 1000);
+  let sampleDistinct = 0;
+  let sampleTotal = 0;
+  for (let k = 0; k < sampleSize; k++) {
+    const i = sampleSize === 1 ? 0 : Math.floor((k * (n - 1)) / (sampleSize - 1));
+    const x = ids[i]!;
+    if (x < 0) continue;
+    const size = sizeOf(x);
+    if (local[x] === -1) {
+      local[x] = 0;
+      sampleDistinct += size;
+    }
+    sampleTotal += size;
+  }
+  if (!sampleTotal || sampleDistinct / sampleTotal > 0.9) return null;
+  local.fill(-1);
+  const dict = new PackedColumn(col.type, 64);
+  const indexes = scratchInts(0, n);
+  let total = 0;
+  let nonNull = 0;
+  for (let i = 0; i < n; i++) {
+    const x = ids[i]!;
+    if (x < 0) {
+      indexes[i] = -1;
+      continue;
+    }
+    let l = local[x]!;
+    if (l < 0) {
+      l = local[x] = dict.length;
+      dict.appendBytes(values.data, values.start(x), values.end(x));
+    }
+    indexes[i] = l;
+    total += sizeOf(x) - prefix;
+    nonNull++;
+  }
+  const bitWidth = Math.ceil(Math.log2(dict.length));
+  const indexSize = Math.ceil((nonNull * bitWidth) / 8);
+  const plainSize = total + nonNull * prefix;
+  const dictSize = dict.size + dict.length * prefix;
+  if (2 * (dictSize + indexSize) > plainSize) return null;
+  return { dict, indexes };
+}
+
 // ---- statistics ----
 
 interface Stats {
@@ -307,8 +369,9 @@ function constantColumn(type: PackedColumn['type'], value: Uint8Array, n: number
   return { col, dict: { dict, indexes: new Int32Array(n) } };
 }
 
-function columnPages(col: PackedColumn, element: SchemaElement, pageSize: number, given?: { dict: PackedColumn; indexes: Int32Array }): { pages: Page[]; dict?: PackedColumn; stats: Stats } {
-  const d = given ?? dictionaryFor(col);
+/** `given`: the dictionary decided already (null: none), else dictionaryFor decides. */
+function columnPages(col: PackedColumn, element: SchemaElement, pageSize: number, given?: { dict: PackedColumn; indexes: Int32Array } | null): { pages: Page[]; dict?: PackedColumn; stats: Stats } {
+  const d = given === undefined ? dictionaryFor(col) : given;
   const n = col.length;
   const optional = element.repetition_type !== 'REQUIRED';
   if (!optional && col.nullCount) throw new Error(`parquet required value is undefined in ${element.name}`);
@@ -494,7 +557,7 @@ interface PackedGroupEncoder {
   /** Checks and encodes now (the columns can be reused once this returns); resolves once compressed. */
   encode(columns: PackedColumn[], verbatim?: (VerbatimChunk | undefined)[]): { rows: number; group: Promise<EncodedGroup> };
   /** Column j of a group of n rows as its chunk (encoded now, the column reusable on return; resolves once compressed). */
-  encodeChunk(col: PackedColumn, j: number, n: number): Promise<EncodedChunk>;
+  encodeChunk(col: PackedColumn, j: number, n: number, ids?: ValueIds): Promise<EncodedChunk>;
   /** A group of n rows from its chunks in column order. */
   group(chunks: EncodedChunk[], n: number): EncodedGroup;
 }
@@ -635,14 +698,14 @@ function openPackedGroupEncoder(opts: PackedWriterOptions): PackedGroupEncoder {
   };
 
   /** Encodes column j of a group of n rows now (pages, dictionary, statistics; compression started). */
-  const encodeColumn = (col: PackedColumn, j: number, n: number, v: VerbatimChunk | undefined): EncodedColumn => {
+  const encodeColumn = (col: PackedColumn, j: number, n: number, v: VerbatimChunk | undefined, ids?: ValueIds): EncodedColumn => {
     const element = elements[j]!;
     if (v) {
       if (Number(v.meta.num_values) !== n) throw new Error(`a column chunk of ${v.meta.num_values} values for a row group of ${n} rows`);
       return { element, pages: [], stats: { null_count: 0n }, rows: n, verbatim: v };
     }
     const constant = constants[j] ? constantColumn(col.type, constants[j]!, n) : undefined;
-    const { pages, dict, stats } = constant ? columnPages(constant.col, element, pageSize, constant.dict) : columnPages(col, element, pageSize);
+    const { pages, dict, stats } = constant ? columnPages(constant.col, element, pageSize, constant.dict) : columnPages(col, element, pageSize, ids ? dictionaryOfIds(col, ids) : undefined);
     let dictPart: EncodedColumn['dict'];
     if (dict) {
       const values = plainBytes(dict, 0, dict.length);
@@ -685,9 +748,9 @@ function openPackedGroupEncoder(opts: PackedWriterOptions): PackedGroupEncoder {
         });
       return { rows: n, group };
     },
-    encodeChunk(col, j, n) {
+    encodeChunk(col, j, n, ids) {
       try {
-        const c = layoutColumn(encodeColumn(col, j, n, undefined));
+        const c = layoutColumn(encodeColumn(col, j, n, undefined, ids));
         c.catch(() => undefined);
         return c;
       } catch (e) {
@@ -885,9 +948,10 @@ export interface HoodiePackedColumnWriter {
   readonly elements: SchemaElement[];
   /**
    * Column j (schema field order; not a constant column) of every row; encoded now (the column can
-   * be dropped on return), settles once its chunks are compressed.
+   * be dropped on return), settles once its chunks are compressed. `ids`: its values as indexes
+   * into their distinct values, which spares hashing them for the dictionary (same bytes).
    */
-  writeColumn(j: number, col: PackedColumn): Promise<void>;
+  writeColumn(j: number, col: PackedColumn, ids?: ValueIds): Promise<void>;
   finish(): Promise<HoodieParquetFile & { size: number }>;
 }
 
@@ -906,16 +970,16 @@ export function openHoodiePackedColumnWriter(opts: PackedWriterOptions, rows: nu
   return {
     groupRows: R,
     elements: encoder.elements,
-    writeColumn(j, col) {
+    writeColumn(j, col, ids) {
       if (finished) throw writeFailed(schema, new Error('write after finish'));
       if (constants[j] || written.has(j) || j < 0 || j >= J) throw writeFailed(schema, new Error(`column ${j} written twice, out of range or constant`));
-      if (col.length !== rows) throw writeFailed(schema, new Error(`column ${encoder.elements[j]!.name} has ${col.length} values in a file of ${rows} rows`));
+      if (col.length !== rows || (ids && ids.ids.length !== rows)) throw writeFailed(schema, new Error(`column ${encoder.elements[j]!.name} has ${col.length} values in a file of ${rows} rows`));
       written.add(j);
       for (let g = 0; g < groups; g++) {
         const part = col.slice(g * R, g * R + rowsOf(g));
         // the keys in file order: the key column is one call, its groups in order
         if (j === encoder.keyIndex) file.addKeys(part);
-        chunks[g]![j] = encoder.encodeChunk(part, j, rowsOf(g));
+        chunks[g]![j] = encoder.encodeChunk(part, j, rowsOf(g), ids && { ids: ids.ids.subarray(g * R, g * R + rowsOf(g)), values: ids.values });
       }
       return Promise.all(chunks.map((c) => c[j]!)).then(
         () => undefined,

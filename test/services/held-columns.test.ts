@@ -136,11 +136,11 @@ describe('held fields', () => {
           const gs = new GatherScratch();
           for (const [c, h] of held.entries()) {
             // the whole order, then a middle range of it
-            const all = h.gather(src.chunk, src.row, 0, n, true, gs);
+            const all = h.gather(src.chunk, src.row, 0, n, true, gs).col;
             expect(Array.from({ length: n }, (_, i) => read(all, i, ks[c]!))).toEqual(want.map((i) => seen[c]![i]));
             const from = Math.floor(n / 3);
             const to = Math.max(from, n - 1);
-            const part = h.gather(src.chunk, src.row, from, to, false, gs);
+            const part = h.gather(src.chunk, src.row, from, to, false, gs).col;
             expect(Array.from({ length: part.length }, (_, i) => read(part, i, ks[c]!))).toEqual(want.slice(from, to).map((i) => seen[c]![i]));
             expect(part.nullCount).toBe(want.slice(from, to).filter((i) => seen[c]![i] === null).length);
           }
@@ -162,7 +162,7 @@ describe('held fields', () => {
     const want = Array.from({ length: n }, (_, i) => i).sort((x, y) => compareValues(values[x]!, values[y]!) || x - y);
     expect([...perm]).toEqual(want);
     const src = locateRows([100, 5000, n - 5100], perm);
-    const all = many.gather(src.chunk, src.row, 0, n, true, new GatherScratch());
+    const all = many.gather(src.chunk, src.row, 0, n, true, new GatherScratch()).col;
     expect(Array.from({ length: n }, (_, i) => read(all, i, kinds.wide!))).toEqual(want.map((i) => values[i]));
   });
 

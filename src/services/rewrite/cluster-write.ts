@@ -38,9 +38,9 @@ export async function writeSorted(job: ClusterJob, records: number, src: { chunk
     if (!h) continue;
     const done: Promise<void>[] = [];
     for (const [k, f] of layout.entries()) {
-      const col = h.gather(src.chunk, src.row, f.from, f.to, layout.length === 1, scratch);
+      const { col, ids } = h.gather(src.chunk, src.row, f.from, f.to, layout.length === 1, scratch);
       if (job.withKeys && j === jKey) keys[k] = Array.from({ length: col.length }, (_, i) => text.decode(col.data.subarray(col.start(i), col.end(i))));
-      done.push(writers[k]!.writeColumn(j, col));
+      done.push(writers[k]!.writeColumn(j, col, ids));
     }
     h.release();
     for (const d of done) d.catch(() => undefined);

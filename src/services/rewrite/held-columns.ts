@@ -6,6 +6,7 @@
 // and each field is let go once it is written.
 import type { ParquetType } from 'hyparquet';
 import { PackedColumn, SpanSet } from '../../parquet/packed.ts';
+import type { ValueIds } from '../../parquet/write-packed.ts';
 import { compareBytes, equalBytes, moveBytes, viewOf } from '../../util/byte-spans.ts';
 import { rankNumbers, rankValues, type SortColumn, type SortValue } from './sort-order.ts';
 
@@ -65,6 +66,12 @@ export class GatherScratch {
     if (this.ids.length < n) this.ids = new Int32Array(n);
     return this.ids.subarray(0, n);
   }
+}
+
+/** Gathered values; a dictionary field's also as indexes into its distinct values (-1: null). */
+export interface Gathered {
+  col: PackedColumn;
+  ids?: ValueIds;
 }
 
 /** One field's values of every held row, in merge order (chunk after chunk). */
@@ -157,11 +164,16 @@ export class HeldColumn {
    * Output values [from, to) of the order given by (chunk[i], row[i]) — the held row each output
    * row takes — as one packed column in `scratch`'s buffers (valid until the next gather into it).
    */
-  gather(chunk: Int32Array, row: Int32Array, from: number, to: number, all: boolean, scratch: GatherScratch): PackedColumn {
+  gather(chunk: Int32Array, row: Int32Array, from: number, to: number, all: boolean, scratch: GatherScratch): Gathered {
     const n = to - from;
     const out = new PackedColumn(this.type, 0);
     out.length = n;
     if (this.set) return this.gatherDictionary(out, chunk, row, from, to, scratch);
+    return { col: this.gatherPlain(out, chunk, row, from, to, all, scratch) };
+  }
+
+  private gatherPlain(out: PackedColumn, chunk: Int32Array, row: Int32Array, from: number, to: number, all: boolean, scratch: GatherScratch): PackedColumn {
+    const n = to - from;
     const srcs = this.plain;
     const w = this.width;
     out.nulls = scratch.nullFlags(n);
@@ -239,7 +251,7 @@ export class HeldColumn {
     return out;
   }
 
-  private gatherDictionary(out: PackedColumn, chunk: Int32Array, row: Int32Array, from: number, to: number, scratch: GatherScratch): PackedColumn {
+  private gatherDictionary(out: PackedColumn, chunk: Int32Array, row: Int32Array, from: number, to: number, scratch: GatherScratch): Gathered {
     const n = to - from;
     const dict = this.set!.dict;
     const idsOf = this.ids;
@@ -277,7 +289,7 @@ export class HeldColumn {
     out.nulls = nulls;
     out.nullCount = nc;
     out.size = at;
-    return out;
+    return { col: out, ids: { ids: picked, values: dict } };
   }
 
   /**
