@@ -947,11 +947,13 @@ export interface HoodiePackedColumnWriter {
   readonly groupRows: number;
   readonly elements: SchemaElement[];
   /**
-   * Column j (schema field order; not a constant column) of every row; encoded now (the column can
-   * be dropped on return), settles once its chunks are compressed. `ids`: its values as indexes
-   * into their distinct values, which spares hashing them for the dictionary (same bytes).
+   * Rows [at, at + col.length) of column j (schema field order; not a constant column), in order
+   * from row 0, in whole row groups (`at` a multiple of groupRows; the last part may end with the
+   * file); encoded now (the column can be written again on return), settles once compressed. `ids`:
+   * its values as indexes into their distinct values, which spares hashing them for the dictionary
+   * (same bytes).
    */
-  writeColumn(j: number, col: PackedColumn, ids?: ValueIds): Promise<void>;
+  writeColumn(j: number, col: PackedColumn, ids?: ValueIds, at?: number): Promise<void>;
   finish(): Promise<HoodieParquetFile & { size: number }>;
 }
 
@@ -966,22 +968,31 @@ export function openHoodiePackedColumnWriter(opts: PackedWriterOptions, rows: nu
   const chunks: Promise<EncodedChunk>[][] = Array.from({ length: groups }, () => new Array<Promise<EncodedChunk>>(J));
   const rowsOf = (g: number) => Math.min(R, rows - g * R);
   let finished = false;
+  // rows of each column given so far
+  const given = new Array<number>(J).fill(0);
   const written = new Set<number>();
   return {
     groupRows: R,
     elements: encoder.elements,
-    writeColumn(j, col, ids) {
+    writeColumn(j, col, ids, at = 0) {
       if (finished) throw writeFailed(schema, new Error('write after finish'));
       if (constants[j] || written.has(j) || j < 0 || j >= J) throw writeFailed(schema, new Error(`column ${j} written twice, out of range or constant`));
-      if (col.length !== rows || (ids && ids.ids.length !== rows)) throw writeFailed(schema, new Error(`column ${encoder.elements[j]!.name} has ${col.length} values in a file of ${rows} rows`));
-      written.add(j);
-      for (let g = 0; g < groups; g++) {
-        const part = col.slice(g * R, g * R + rowsOf(g));
-        // the keys in file order: the key column is one call, its groups in order
-        if (j === encoder.keyIndex) file.addKeys(part);
-        chunks[g]![j] = encoder.encodeChunk(part, j, rowsOf(g), ids && { ids: ids.ids.subarray(g * R, g * R + rowsOf(g)), values: ids.values });
+      const n = col.length;
+      const end = at + n;
+      if (at !== given[j] || at % R !== 0 || end > rows || (n % R !== 0 && end !== rows) || (ids && ids.ids.length !== n)) {
+        throw writeFailed(schema, new Error(`rows ${at}..${end} of column ${encoder.elements[j]!.name} in a file of ${rows} rows (${given[j]} given, row groups of ${R})`));
       }
-      return Promise.all(chunks.map((c) => c[j]!)).then(
+      given[j] = end;
+      if (end === rows) written.add(j);
+      const parts: Promise<EncodedChunk>[] = [];
+      for (let g = at / R; g * R < end; g++) {
+        const from = g * R - at;
+        const part = col.slice(from, from + rowsOf(g));
+        // the keys in file order: the key column's parts come in order
+        if (j === encoder.keyIndex) file.addKeys(part);
+        parts.push((chunks[g]![j] = encoder.encodeChunk(part, j, rowsOf(g), ids && { ids: ids.ids.subarray(from, from + rowsOf(g)), values: ids.values })));
+      }
+      return Promise.all(parts).then(
         () => undefined,
         (e: unknown) => {
           throw writeFailed(schema, e);

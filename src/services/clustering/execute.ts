@@ -5,6 +5,7 @@
 // column_stats, record_index) and the completed `replacecommit` listing every input file id in
 // partitionToReplaceFileIds (JSON on layout 1, Avro `<t>_<ct>.replacecommit` on layout 2).
 import { randomUUID } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { TblError } from '../../errors/index.ts';
 import { mergeConfigFromProperties } from '../../merge/index.ts';
 import { encodeCommitMetadataAvro, encodeCommitMetadataJson, newWriteStat, type CommitMetadata, type WriteStat } from '../../metadata/index.ts';
@@ -18,7 +19,7 @@ import { deleteMarkerDir } from '../../write/markers.ts';
 import { rollbackInflightPlan, type RollbackResult } from '../compaction/rollback.ts';
 import { prepareMetadataTable, type RecordLocations } from '../mdt-sync.ts';
 import type { CommittedInstants } from '../rewrite/merge-op.ts';
-import { clusterJob, type FileGroupWorkers } from '../rewrite/worker-run.ts';
+import { clusterJob, fileGroupThreadsFor, type FileGroupWorkers } from '../rewrite/worker-run.ts';
 import type { ClusterJob } from '../rewrite/cluster-op.ts';
 import type { Layout } from '../rewrite/sort-order.ts';
 import { Attempt, expiryOf, metadataTableFor, sleep, underLock, type ServiceOptions } from '../transaction.ts';
@@ -49,6 +50,11 @@ export interface ClusteringRunOptions extends ServiceOptions {
   /** where each group is clustered: a worker thread ('auto' when the bundled worker is there), or in-process */
   fileGroupWorkers?: FileGroupWorkers;
   workerUrl?: URL;
+  /**
+   * threads one group uses with a worker: 2 = the worker sorts and gathers, this thread encodes the
+   * fields (cluster-stage.ts); default 2 while fewer groups run than there are cores, else 1
+   */
+  fileGroupThreads?: 1 | 2;
   onProgress?: (e: { type: 'file-written'; partition: string; fileId: string; path: string; records: number; bytes: number; merge: 'packed' | 'rows' }) => void;
   /** the attempt started: its groups, the file groups they replace and the bytes they read */
   onStart?: (e: { instant: string; groups: number; fileGroups: number; inputBytes: number }) => void;
@@ -231,6 +237,9 @@ async function execute(c: Claim, opts: ClusteringRunOptions, started: number): P
   const slices = c.inputs.groups.flatMap((g) => g.slices);
   const inputBytes = slices.reduce((n, s) => n + (s.baseFile?.size ?? 0) + s.logFiles.reduce((m, l) => m + l.size, 0), 0);
   opts.onStart?.({ instant, groups: c.inputs.groups.length, fileGroups: slices.length, inputBytes });
+  // groups clustering now, and whether one has this thread encode its fields
+  let running = 0;
+  let encodingHere = false;
   const settled = await mapLimit(c.inputs.groups, opts.parallelism ?? 2, async (g, gi) => {
     try {
       abort.signal.throwIfAborted();
@@ -255,7 +264,13 @@ async function execute(c: Claim, opts: ClusteringRunOptions, started: number): P
         mergePath: opts.mergePath,
       };
       const writeStart = Date.now();
-      const out = await clusterJob(table.storage, job, { mode: opts.fileGroupWorkers ?? 'auto', url: opts.workerUrl }, abort.signal);
+      running++;
+      const threads = opts.fileGroupThreads ?? fileGroupThreadsFor(running, encodingHere, availableParallelism());
+      if (threads === 2) encodingHere = true;
+      const out = await clusterJob(table.storage, job, { mode: opts.fileGroupWorkers ?? 'auto', url: opts.workerUrl, threads }, abort.signal).finally(() => {
+        running--;
+        if (threads === 2) encodingHere = false;
+      });
       abort.signal.throwIfAborted();
       if (deadline !== undefined && Date.now() > deadline) throw maxDurationError(instant, opts.maxDurationMs);
       const stats: WriteStat[] = [];

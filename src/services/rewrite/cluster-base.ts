@@ -12,7 +12,7 @@ import { compressors, readParquetMetadataFrom, type ParquetFileInfo } from '../.
 import { prepareHoodieSchema } from '../../parquet/write.ts';
 import type { Storage } from '../../storage/index.ts';
 import { emptyStats, inputBytesOf, mergeJobOf, type ClusterJob, type ClusterOutput } from './cluster-job.ts';
-import { sortedOrder, writeSorted } from './cluster-write.ts';
+import { sortedOrder, writeSorted, type ColumnSink } from './cluster-write.ts';
 import { columnarPlan, inputError } from './columnar-merge.ts';
 import { HeldColumn, locateRows } from './held-columns.ts';
 import type { SortColumn } from './sort-order.ts';
@@ -34,7 +34,7 @@ function memoryFile(bytes: Uint8Array): AsyncBuffer {
 }
 
 /** The group clustered from its base files, or undefined when it needs the merge (logs, nulls in meta fields, the row path's columns). */
-export async function clusterBaseFiles(storage: Storage, job: ClusterJob, sortCols: SortColumn[]): Promise<ClusterOutput | undefined> {
+export async function clusterBaseFiles(storage: Storage, job: ClusterJob, sortCols: SortColumn[], sink?: ColumnSink): Promise<ClusterOutput | undefined> {
   if (job.slices.length === 0 || job.slices.some((s) => !s.baseFile || s.logFiles.length > 0)) return undefined;
   const started = Date.now();
   const fields = job.writerSchema.fields;
@@ -96,7 +96,7 @@ export async function clusterBaseFiles(storage: Storage, job: ClusterJob, sortCo
     const h = sortFields.get(j) ?? decode(j);
     sortFields.delete(j);
     return h;
-  }, 0);
+  }, sink);
   const stats = emptyStats();
   stats.baseRecords = records;
   return { files, stats, path: 'packed', records, inputBytes: inputBytesOf(job), scanMs };

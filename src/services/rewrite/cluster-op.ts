@@ -13,7 +13,7 @@ import { prepareHoodieSchema } from '../../parquet/write.ts';
 import type { Storage } from '../../storage/index.ts';
 import { clusterBaseFiles } from './cluster-base.ts';
 import { addStats, CHUNK_ROWS, emptyStats, inputBytesOf, mergeJobOf, outputLayout, type ClusterFile, type ClusterJob, type ClusterOutput } from './cluster-job.ts';
-import { sortedOrder, writeSorted } from './cluster-write.ts';
+import { sortedOrder, writeSorted, type ColumnSink } from './cluster-write.ts';
 import { mergeInto, prepareColumnar, type ColumnarInput, type GroupWriter } from './columnar-merge.ts';
 import { HeldRows } from './held-columns.ts';
 import { isCommittedBy } from './merge-op.ts';
@@ -23,7 +23,7 @@ import { sortColumnsOf, sortPermutation, type SortColumn, type SortValue } from 
 export { inputBytesOf, outputLayout, type ClusterFile, type ClusterJob, type ClusterOutput, type ClusterSlice } from './cluster-job.ts';
 
 /** The packed path: every slice merged into packed chunks; undefined when a slice needs the row path. */
-async function clusterPacked(storage: Storage, job: ClusterJob, sortCols: SortColumn[]): Promise<ClusterOutput | undefined> {
+async function clusterPacked(storage: Storage, job: ClusterJob, sortCols: SortColumn[], sink?: ColumnSink): Promise<ClusterOutput | undefined> {
   const started = Date.now();
   const jFile = job.writerSchema.fields.findIndex((f) => f.name === '_hoodie_file_name');
   // sorting by the file name (a constant of each new file, never held) is the row path's
@@ -70,7 +70,7 @@ async function clusterPacked(storage: Storage, job: ClusterJob, sortCols: SortCo
   const records = held.rows;
   const src = held.locate(sortedOrder(job, sortCols, records, (c) => held.columns[c.index]!));
   const scanMs = Date.now() - started;
-  const files = await writeSorted(job, records, src, (j) => held.columns[j], held.maxFieldBytes());
+  const files = await writeSorted(job, records, src, (j) => held.columns[j], sink);
   return { files, stats, path: 'packed', records, inputBytes: inputBytesOf(job), scanMs };
 }
 
@@ -113,11 +113,11 @@ async function clusterRows(storage: Storage, job: ClusterJob, sortCols: SortColu
   return { files, stats, path: 'rows', records: rows.length, inputBytes, scanMs };
 }
 
-/** Clusters one group into its new base files (bytes in memory; the caller writes them, markers first). */
-export async function clusterGroup(storage: Storage, job: ClusterJob): Promise<ClusterOutput> {
+/** Clusters one group into its new base files (bytes in memory; the caller writes them, markers first); `sink`: where the packed paths encode (default: here). */
+export async function clusterGroup(storage: Storage, job: ClusterJob, sink?: ColumnSink): Promise<ClusterOutput> {
   const sortCols = sortColumnsOf(job.writerSchema, job.sortColumns);
   if (job.mergePath !== 'rows') {
-    const packed = await (async () => (await clusterBaseFiles(storage, job, sortCols)) ?? (await clusterPacked(storage, job, sortCols)))().catch((e: unknown) => {
+    const packed = await (async () => (await clusterBaseFiles(storage, job, sortCols, sink)) ?? (await clusterPacked(storage, job, sortCols, sink)))().catch((e: unknown) => {
       if (e instanceof PackedUnsupported) return undefined;
       throw e;
     });

@@ -2,8 +2,8 @@
 // field, the packed chunks the merge produced, trimmed to their size, or — for a string field of few
 // distinct values (commit times, partition paths, enum-like columns) — one dictionary and an index
 // per row. Sorting ranks the sort fields from these bytes (no value decoded per row); writing
-// gathers one field of the output at a time, so only one field of the whole output is held decoded,
-// and each field is let go once it is written.
+// gathers the output a field at a time, a few row groups at a time, into reused buffers, and each
+// field is let go once it is written.
 import type { ParquetType } from 'hyparquet';
 import { PackedColumn, SpanSet } from '../../parquet/packed.ts';
 import type { ValueIds } from '../../parquet/write-packed.ts';
@@ -34,36 +34,47 @@ function trimmed(c: PackedColumn): PackedColumn {
 }
 
 /**
- * The buffers gathered columns are built in, reused field after field (each gathered column is
- * encoded before the next is gathered): without them every field of the output would be a fresh
- * allocation the size of the field, which the allocator only gets back after a major GC.
+ * The buffers gathered values are built in, reused part after part (each part is encoded before
+ * the buffers are gathered into again): without them every part of the output would be a fresh
+ * allocation, which the allocator only gets back after a major GC.
  */
 export class GatherScratch {
-  /** `bytes`: the most value bytes a gather will take (one buffer from the start) */
-  constructor(bytes = 0) {
-    this.data = new ArrayBuffer(bytes);
+  /** `shared`: in SharedArrayBuffers, for a gathered column another thread encodes where it is */
+  constructor(readonly shared = false) {
+    this.data = this.buffer(0);
   }
-  private data: ArrayBuffer;
-  private offsets = new Int32Array(0);
-  private nulls = new Uint8Array(0);
-  private ids = new Int32Array(0);
+  private data: ArrayBufferLike;
+  private offsets: Int32Array = new Int32Array(0);
+  private nulls: Uint8Array = new Uint8Array(0);
+  private ids: Int32Array = new Int32Array(0);
+  private buffer(n: number): ArrayBufferLike {
+    return this.shared ? new SharedArrayBuffer(n) : new ArrayBuffer(n);
+  }
   bytes(n: number): Uint8Array {
-    if (this.data.byteLength < n) this.data = new ArrayBuffer(Math.max(n, Math.ceil(this.data.byteLength * 1.25)));
+    if (this.data.byteLength < n) this.data = this.buffer(Math.max(n, Math.ceil(this.data.byteLength * 1.25)));
     return new Uint8Array(this.data, 0, n);
+  }
+  /** The bytes buffer made at least `n` long, its first `keep` bytes kept. */
+  grow(keep: number, n: number): Uint8Array {
+    const old = new Uint8Array(this.data, 0, keep);
+    const next = this.buffer(Math.max(n, Math.ceil(this.data.byteLength * 1.5)));
+    new Uint8Array(next).set(old);
+    this.data = next;
+    return new Uint8Array(this.data);
   }
   /** zero-filled */
   nullFlags(n: number): Uint8Array {
-    if (this.nulls.length < n) this.nulls = new Uint8Array(n);
+    if (this.nulls.length < n) this.nulls = new Uint8Array(this.buffer(n));
     const b = this.nulls.subarray(0, n);
     b.fill(0);
     return b;
   }
   ints(n: number): Int32Array {
-    if (this.offsets.length < n) this.offsets = new Int32Array(n);
+    if (this.offsets.length < n) this.offsets = new Int32Array(this.buffer(4 * n));
     return this.offsets.subarray(0, n);
   }
   indexes(n: number): Int32Array {
-    if (this.ids.length < n) this.ids = new Int32Array(n);
+    if (this.ids.length < n) this.ids = new Int32Array(this.buffer(4 * n));
     return this.ids.subarray(0, n);
   }
 }
@@ -221,17 +232,9 @@ export class HeldColumn {
     const offsOf = srcs.map((c) => c.offsets);
     const dataOf = srcs.map((c) => c.data);
     const viewsOf = srcs.map((c) => c.view());
-    let bytes = this.size;
-    if (!all) {
-      bytes = 0;
-      for (let i = from; i < to; i++) {
-        const so = offsOf[chunk[i]!]!;
-        const r = row[i]!;
-        bytes += so[r + 1]! - so[r]!;
-      }
-    }
-    const d = scratch.bytes(bytes);
-    const dv = viewOf(d);
+    // all rows: their size; else the average, grown (copied) should the rows be longer
+    let d = scratch.bytes(all ? this.size : Math.ceil((this.size / Math.max(1, this.length)) * n * 1.125) + 64);
+    let dv = viewOf(d);
     const o = scratch.ints(n + 1);
     o[0] = 0;
     let at = 0;
@@ -241,6 +244,10 @@ export class HeldColumn {
       const r = row[i]!;
       const s = so[r]!;
       const len = so[r + 1]! - s;
+      if (at + len > d.length) {
+        d = scratch.grow(at, at + len + (to - i) * 32);
+        dv = viewOf(d);
+      }
       moveBytes(dataOf[c]!, viewsOf[c]!, s, d, dv, at, len);
       at += len;
       o[k] = at;
@@ -409,11 +416,6 @@ export class HeldRows {
 
   constructor(types: (ParquetType | undefined)[]) {
     this.columns = types.map((t) => (t ? new HeldColumn(t) : undefined));
-  }
-
-  /** The most value bytes of one held field. */
-  maxFieldBytes(): number {
-    return Math.max(0, ...this.columns.map((h) => (h ? (h.width ? h.length * h.width : h.size) : 0)));
   }
 
   /** Appends one merged chunk (its columns by field; those not held are ignored). */
