@@ -52,7 +52,9 @@ export interface ClusteringRunOptions extends ServiceOptions {
   workerUrl?: URL;
   /**
    * threads one group uses with a worker: 2 = the worker sorts and gathers, this thread encodes the
-   * fields (cluster-stage.ts); default 2 while fewer groups run than there are cores, else 1
+   * fields (cluster-stage.ts), when fewer groups run than there are cores; default 1: on the bench
+   * (bench/clustering.mjs, a shared 2-core host) two threads were no faster and peaked ~50 MB higher
+   * (two threads' allocator arenas each keep their high-water mark)
    */
   fileGroupThreads?: 1 | 2;
   onProgress?: (e: { type: 'file-written'; partition: string; fileId: string; path: string; records: number; bytes: number; merge: 'packed' | 'rows' }) => void;
@@ -265,7 +267,7 @@ async function execute(c: Claim, opts: ClusteringRunOptions, started: number): P
       };
       const writeStart = Date.now();
       running++;
-      const threads = opts.fileGroupThreads ?? fileGroupThreadsFor(running, encodingHere, availableParallelism());
+      const threads = opts.fileGroupThreads === 2 ? fileGroupThreadsFor(running, encodingHere, availableParallelism()) : 1;
       if (threads === 2) encodingHere = true;
       const out = await clusterJob(table.storage, job, { mode: opts.fileGroupWorkers ?? 'auto', url: opts.workerUrl, threads }, abort.signal).finally(() => {
         running--;
