@@ -526,9 +526,10 @@ interface EncodedGroup {
   offsetIndexes: (OffsetIndex | undefined)[];
 }
 
-/** One column chunk encoded and compressed: its bytes (own buffer), metadata and page locations relative to its first byte. */
+/** One column chunk encoded and compressed: its bytes (in parts, copied once into the group's), metadata and page locations relative to its first byte. */
 interface EncodedChunk {
-  bytes: Uint8Array;
+  parts: Uint8Array[];
+  size: number;
   chunk: ColumnChunk;
   offsetIndex: OffsetIndex | undefined;
 }
@@ -574,8 +575,8 @@ function openPackedGroupEncoder(opts: PackedWriterOptions): PackedGroupEncoder {
   if (elements.length !== schema.fields.length) throw writeFailed(schema, new PackedWriteError('nested fields are not written packed'));
   const keyIndex = schema.fields.findIndex((f) => f.name === p.keyField);
 
-  // one column chunk's bytes: page headers and page bytes in order, copied once into a buffer of the
-  // exact size (the uncompressed pages are let go); offsets relative to the chunk's first byte
+  // one column chunk's bytes: page headers and page bytes in order (the uncompressed pages are let
+  // go); offsets relative to the chunk's first byte
   const layoutColumn = async (c: EncodedColumn): Promise<EncodedChunk> => {
     const parts: Uint8Array[] = [];
     let at = 0;
@@ -675,7 +676,7 @@ function openPackedGroupEncoder(opts: PackedWriterOptions): PackedGroupEncoder {
       };
       offsetIndex = locations.length > 1 ? { page_locations: locations } : undefined;
     }
-    return { bytes: concatBytes(parts, at), chunk, offsetIndex };
+    return { parts, size: at, chunk, offsetIndex };
   };
 
   // the group's bytes: its column chunks in order, each chunk's offsets moved to where it lands
@@ -683,7 +684,7 @@ function openPackedGroupEncoder(opts: PackedWriterOptions): PackedGroupEncoder {
     const columns: ColumnChunk[] = [];
     const offsetIndexes: (OffsetIndex | undefined)[] = [];
     let at = 0;
-    for (const { bytes, chunk, offsetIndex } of chunks) {
+    for (const { size, chunk, offsetIndex } of chunks) {
       const by = BigInt(at);
       const m = chunk.meta_data!;
       m.data_page_offset += by;
@@ -692,9 +693,9 @@ function openPackedGroupEncoder(opts: PackedWriterOptions): PackedGroupEncoder {
       if (offsetIndex) for (const l of offsetIndex.page_locations) l.offset += by;
       columns.push(chunk);
       offsetIndexes.push(offsetIndex);
-      at += bytes.length;
+      at += size;
     }
-    return { rows, bytes: concatBytes(chunks.map((c) => c.bytes), at), columns, offsetIndexes };
+    return { rows, bytes: concatBytes(chunks.flatMap((c) => c.parts), at), columns, offsetIndexes };
   };
 
   /** Encodes column j of a group of n rows now (pages, dictionary, statistics; compression started). */
