@@ -7,7 +7,7 @@ import type { ColumnChunk, Compressors, ParquetType, SchemaElement } from 'hypar
 import { parquetHeader } from 'hyparquet/src/column.js';
 import { decompressPage } from 'hyparquet/src/datapage.js';
 import { readRleBitPackedHybrid } from 'hyparquet/src/encoding.js';
-import { moveBytes, ViewCache, viewOf } from '../util/byte-spans.ts';
+import { equalBytes, hashBytes, moveBytes, ViewCache, viewOf } from '../util/byte-spans.ts';
 
 const ENCODER = new TextEncoder();
 
@@ -406,12 +406,81 @@ export class PackedColumn {
     this.length += n;
   }
 
+  /**
+   * Values [from, to) as a column of their own, its bytes and null flags views of this column's (its
+   * offsets rebased, a copy): valid while this column is not written again.
+   */
+  slice(from: number, to: number): PackedColumn {
+    const c = new PackedColumn(this.type, 0);
+    const s = this.start(from);
+    const e = to > from ? this.end(to - 1) : s;
+    c.data = this.data.subarray(s, e);
+    c.size = e - s;
+    c.nulls = this.nulls.subarray(from, to);
+    c.length = to - from;
+    c.nullCount = from === 0 && to === this.length ? this.nullCount : this.nullsIn(from, to);
+    if (!this.width) {
+      const o = new Int32Array(to - from + 1);
+      const so = this.offsets;
+      for (let i = from; i <= to; i++) o[i - from] = so[i]! - s;
+      c.offsets = o;
+    }
+    return c;
+  }
+
   /** Number of nulls among values [from, to). */
   nullsIn(from: number, to: number): number {
     if (this.nullCount === 0) return 0;
     let c = 0;
     for (let i = from; i < to; i++) c += this.nulls[i]!;
     return c;
+  }
+}
+
+/** Distinct values by content: an open-addressing table of dictionary indexes. */
+export class SpanSet {
+  readonly dict: PackedColumn;
+  private table: Int32Array;
+  private hashes: Int32Array;
+  constructor(type: PackedColumn['type'], expected: number) {
+    this.dict = new PackedColumn(type, 64);
+    let size = 64;
+    while (size < expected * 2) size <<= 1;
+    this.table = new Int32Array(size).fill(-1);
+    this.hashes = new Int32Array(64);
+  }
+  /** The dictionary index of data[s, e) (dv: its view), added if new. */
+  indexOf(data: Uint8Array, dv: DataView, s: number, e: number): number {
+    const h = hashBytes(data, dv, s, e);
+    const mask = this.table.length - 1;
+    const dict = this.dict;
+    for (let slot = h & mask; ; slot = (slot + 1) & mask) {
+      const j = this.table[slot]!;
+      if (j < 0) {
+        const idx = dict.length;
+        dict.appendBytes(data, s, e);
+        if (idx >= this.hashes.length) {
+          const hs = new Int32Array(this.hashes.length * 2);
+          hs.set(this.hashes);
+          this.hashes = hs;
+        }
+        this.hashes[idx] = h;
+        this.table[slot] = idx;
+        if (dict.length * 2 > this.table.length) this.rehash();
+        return idx;
+      }
+      if (this.hashes[j] === h && dict.end(j) - dict.start(j) === e - s && equalBytes(dict.data, dict.view(), dict.start(j), data, dv, s, e - s)) return j;
+    }
+  }
+  private rehash(): void {
+    const table = new Int32Array(this.table.length * 2).fill(-1);
+    const mask = table.length - 1;
+    for (let j = 0; j < this.dict.length; j++) {
+      let slot = this.hashes[j]! & mask;
+      while (table[slot]! >= 0) slot = (slot + 1) & mask;
+      table[slot] = j;
+    }
+    this.table = table;
   }
 }
 

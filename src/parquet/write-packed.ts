@@ -13,9 +13,9 @@ import { writePageHeader } from 'hyparquet-writer/src/datapage.js';
 import { snappyCompress } from './snappy.ts';
 import { TblError } from '../errors/index.ts';
 import { HoodieBloomFilter } from './bloom.ts';
-import { PackedColumn, pageLocationsOf } from './packed.ts';
+import { PackedColumn, pageLocationsOf, SpanSet } from './packed.ts';
 import { rleHybrid } from './rle-hybrid.ts';
-import { compareBytes, equalBytes, hashBytes, moveBytes, viewOf } from '../util/byte-spans.ts';
+import { compareBytes, equalBytes, moveBytes, viewOf } from '../util/byte-spans.ts';
 import { ChunkWriter, closeHoodieFile, DEFAULT_ROW_GROUP_ROWS, type HoodieParquetWriterOptions } from './write-incremental.ts';
 import { gzipLevelOf, hoodieWriterOptions, prepareHoodieSchema, RecordKeyTracker, writeFailed, type HoodieParquetFile, type ParquetCodec } from './write.ts';
 
@@ -70,53 +70,6 @@ export function compress(codec: Codec, level: number, b: Uint8Array): Promise<Ui
 }
 
 // ---- dictionary ----
-
-/** Distinct values by content: an open-addressing table of dictionary indexes. */
-class SpanSet {
-  readonly dict: PackedColumn;
-  private table: Int32Array;
-  private hashes: Int32Array;
-  constructor(type: PackedColumn['type'], expected: number) {
-    this.dict = new PackedColumn(type, 64);
-    let size = 64;
-    while (size < expected * 2) size <<= 1;
-    this.table = new Int32Array(size).fill(-1);
-    this.hashes = new Int32Array(64);
-  }
-  /** The dictionary index of data[s, e) (dv: its view), added if new. */
-  indexOf(data: Uint8Array, dv: DataView, s: number, e: number): number {
-    const h = hashBytes(data, dv, s, e);
-    const mask = this.table.length - 1;
-    const dict = this.dict;
-    for (let slot = h & mask; ; slot = (slot + 1) & mask) {
-      const j = this.table[slot]!;
-      if (j < 0) {
-        const idx = dict.length;
-        dict.appendBytes(data, s, e);
-        if (idx >= this.hashes.length) {
-          const hs = new Int32Array(this.hashes.length * 2);
-          hs.set(this.hashes);
-          this.hashes = hs;
-        }
-        this.hashes[idx] = h;
-        this.table[slot] = idx;
-        if (dict.length * 2 > this.table.length) this.rehash();
-        return idx;
-      }
-      if (this.hashes[j] === h && dict.end(j) - dict.start(j) === e - s && equalBytes(dict.data, dict.view(), dict.start(j), data, dv, s, e - s)) return j;
-    }
-  }
-  private rehash(): void {
-    const table = new Int32Array(this.table.length * 2).fill(-1);
-    const mask = table.length - 1;
-    for (let j = 0; j < this.dict.length; j++) {
-      let slot = this.hashes[j]! & mask;
-      while (table[slot]! >= 0) slot = (slot + 1) & mask;
-      table[slot] = j;
-    }
-    this.table = table;
-  }
-}
 
 /**
  * hyparquet-writer's useDictionary rule on packed values: the indexes per row (-1 = null; a scratch
@@ -188,6 +141,68 @@ function dictionaryFor(col: PackedColumn): { dict: PackedColumn; indexes: Int32A
   const plainSize = total + nonNull * prefix;
   const dictSize = dict.size + dict.length * prefix;
   if (2 * (dictSize + indexSize) > plainSize) return undefined;
+  return { dict, indexes };
+}
+
+/**
+ * Values given as indexes into a dictionary of distinct values (ids[i]: row i's index, -1 = null;
+ * `col` their nulls), a column of a larger one's: dictionaryFor's decision and result, from the
+ * indexes instead of hashing every value — the same sample, the same first-appearance order, the same
+ * size rule.
+ */
+export interface ValueIds {
+  ids: Int32Array;
+  /** the distinct values (never null) */
+  values: PackedColumn;
+}
+
+function dictionaryOfIds(col: PackedColumn, given: ValueIds): { dict: PackedColumn; indexes: Int32Array } | null {
+  if (col.type === 'BOOLEAN') return null;
+  const { ids, values } = given;
+  const n = col.length;
+  const prefix = values.width ? 0 : 4;
+  const sizeOf = (x: number) => values.end(x) - values.start(x) + prefix;
+  const local = new Int32Array(values.length).fill(-1);
+  const sampleSize = Math.min(n, 1000);
+  let sampleDistinct = 0;
+  let sampleTotal = 0;
+  for (let k = 0; k < sampleSize; k++) {
+    const i = sampleSize === 1 ? 0 : Math.floor((k * (n - 1)) / (sampleSize - 1));
+    const x = ids[i]!;
+    if (x < 0) continue;
+    const size = sizeOf(x);
+    if (local[x] === -1) {
+      local[x] = 0;
+      sampleDistinct += size;
+    }
+    sampleTotal += size;
+  }
+  if (!sampleTotal || sampleDistinct / sampleTotal > 0.9) return null;
+  local.fill(-1);
+  const dict = new PackedColumn(col.type, 64);
+  const indexes = scratchInts(0, n);
+  let total = 0;
+  let nonNull = 0;
+  for (let i = 0; i < n; i++) {
+    const x = ids[i]!;
+    if (x < 0) {
+      indexes[i] = -1;
+      continue;
+    }
+    let l = local[x]!;
+    if (l < 0) {
+      l = local[x] = dict.length;
+      dict.appendBytes(values.data, values.start(x), values.end(x));
+    }
+    indexes[i] = l;
+    total += sizeOf(x) - prefix;
+    nonNull++;
+  }
+  const bitWidth = Math.ceil(Math.log2(dict.length));
+  const indexSize = Math.ceil((nonNull * bitWidth) / 8);
+  const plainSize = total + nonNull * prefix;
+  const dictSize = dict.size + dict.length * prefix;
+  if (2 * (dictSize + indexSize) > plainSize) return null;
   return { dict, indexes };
 }
 
@@ -354,8 +369,9 @@ function constantColumn(type: PackedColumn['type'], value: Uint8Array, n: number
   return { col, dict: { dict, indexes: new Int32Array(n) } };
 }
 
-function columnPages(col: PackedColumn, element: SchemaElement, pageSize: number, given?: { dict: PackedColumn; indexes: Int32Array }): { pages: Page[]; dict?: PackedColumn; stats: Stats } {
-  const d = given ?? dictionaryFor(col);
+/** `given`: the dictionary decided already (null: none), else dictionaryFor decides. */
+function columnPages(col: PackedColumn, element: SchemaElement, pageSize: number, given?: { dict: PackedColumn; indexes: Int32Array } | null): { pages: Page[]; dict?: PackedColumn; stats: Stats } {
+  const d = given === undefined ? dictionaryFor(col) : given;
   const n = col.length;
   const optional = element.repetition_type !== 'REQUIRED';
   if (!optional && col.nullCount) throw new Error(`parquet required value is undefined in ${element.name}`);
@@ -510,6 +526,25 @@ interface EncodedGroup {
   offsetIndexes: (OffsetIndex | undefined)[];
 }
 
+/** One column chunk encoded and compressed: its bytes (in parts, copied once into the group's), metadata and page locations relative to its first byte. */
+interface EncodedChunk {
+  parts: Uint8Array[];
+  size: number;
+  chunk: ColumnChunk;
+  offsetIndex: OffsetIndex | undefined;
+}
+
+function concatBytes(parts: Uint8Array[], size: number): Uint8Array {
+  if (parts.length === 1 && parts[0]!.byteOffset === 0 && parts[0]!.byteLength === parts[0]!.buffer.byteLength) return parts[0]!;
+  const out = new Uint8Array(size);
+  let o = 0;
+  for (const b of parts) {
+    out.set(b, o);
+    o += b.length;
+  }
+  return out;
+}
+
 export type PackedWriterOptions = HoodieParquetWriterOptions & { bloomSeed?: BloomSeed; constants?: (Uint8Array | undefined)[] };
 
 /** Encodes row groups into EncodedGroups (pages, dictionaries, statistics, compression). */
@@ -522,6 +557,10 @@ interface PackedGroupEncoder {
   check(columns: PackedColumn[]): number;
   /** Checks and encodes now (the columns can be reused once this returns); resolves once compressed. */
   encode(columns: PackedColumn[], verbatim?: (VerbatimChunk | undefined)[]): { rows: number; group: Promise<EncodedGroup> };
+  /** Column j of a group of n rows as its chunk (encoded now, the column reusable on return; resolves once compressed). */
+  encodeChunk(col: PackedColumn, j: number, n: number, ids?: ValueIds): Promise<EncodedChunk>;
+  /** A group of n rows from its chunks in column order. */
+  group(chunks: EncodedChunk[], n: number): EncodedGroup;
 }
 
 function openPackedGroupEncoder(opts: PackedWriterOptions): PackedGroupEncoder {
@@ -536,8 +575,9 @@ function openPackedGroupEncoder(opts: PackedWriterOptions): PackedGroupEncoder {
   if (elements.length !== schema.fields.length) throw writeFailed(schema, new PackedWriteError('nested fields are not written packed'));
   const keyIndex = schema.fields.findIndex((f) => f.name === p.keyField);
 
-  // the group's bytes: page headers and page bytes in order, copied once into a buffer of the exact size
-  const layout = async (encoded: EncodedColumn[], rows: number): Promise<EncodedGroup> => {
+  // one column chunk's bytes: page headers and page bytes in order (the uncompressed pages are let
+  // go); offsets relative to the chunk's first byte
+  const layoutColumn = async (c: EncodedColumn): Promise<EncodedChunk> => {
     const parts: Uint8Array[] = [];
     let at = 0;
     const put = (b: Uint8Array): void => {
@@ -549,32 +589,29 @@ function openPackedGroupEncoder(opts: PackedWriterOptions): PackedGroupEncoder {
       writePageHeader(w, h);
       put(w.getBytes());
     };
-    const columns: ColumnChunk[] = [];
-    const offsetIndexes: (OffsetIndex | undefined)[] = [];
-    for (const c of encoded) {
-      const offsetStart = at;
-      if (c.verbatim) {
-        const { bytes, begin, meta } = c.verbatim;
-        put(bytes);
-        const rel = (o: bigint) => BigInt(offsetStart + Number(o) - begin);
-        columns.push({
-          meta_data: {
-            ...meta,
-            path_in_schema: [c.element.name],
-            data_page_offset: rel(meta.data_page_offset),
-            dictionary_page_offset: meta.dictionary_page_offset ? rel(meta.dictionary_page_offset) : undefined,
-            index_page_offset: undefined,
-            bloom_filter_offset: undefined,
-            bloom_filter_length: undefined,
-            statistics: { null_count: meta.statistics!.null_count, min_value: meta.statistics!.min_value, max_value: meta.statistics!.max_value },
-          },
-          file_offset: BigInt(offsetStart),
-        });
-        // the copied pages' locations, as the encoder records them for a chunk of several pages
-        const locations = pageLocationsOf(bytes, offsetStart, Number(meta.num_values));
-        offsetIndexes.push(locations.length > 1 ? { page_locations: locations } : undefined);
-        continue;
-      }
+    let chunk: ColumnChunk;
+    let offsetIndex: OffsetIndex | undefined;
+    if (c.verbatim) {
+      const { bytes, begin, meta } = c.verbatim;
+      put(bytes);
+      const rel = (o: bigint) => BigInt(Number(o) - begin);
+      chunk = {
+        meta_data: {
+          ...meta,
+          path_in_schema: [c.element.name],
+          data_page_offset: rel(meta.data_page_offset),
+          dictionary_page_offset: meta.dictionary_page_offset ? rel(meta.dictionary_page_offset) : undefined,
+          index_page_offset: undefined,
+          bloom_filter_offset: undefined,
+          bloom_filter_length: undefined,
+          statistics: { null_count: meta.statistics!.null_count, min_value: meta.statistics!.min_value, max_value: meta.statistics!.max_value },
+        },
+        file_offset: 0n,
+      };
+      // the copied pages' locations, as the encoder records them for a chunk of several pages
+      const locations = pageLocationsOf(bytes, 0, Number(meta.num_values));
+      offsetIndex = locations.length > 1 ? { page_locations: locations } : undefined;
+    } else {
       let uncompressed = 0;
       let dictionaryOffset: bigint | undefined;
       const encodings: Encoding[] = [];
@@ -618,14 +655,14 @@ function openPackedGroupEncoder(opts: PackedWriterOptions): PackedGroupEncoder {
         put(bytes);
         locations.push({ offset: BigInt(pageOffset), compressed_page_size: at - pageOffset, first_row_index: BigInt(page.firstRow) });
       }
-      columns.push({
+      chunk = {
         meta_data: {
           type: c.element.type!,
           encodings,
           path_in_schema: [c.element.name],
           codec,
           num_values: BigInt(c.rows),
-          total_compressed_size: BigInt(at - offsetStart),
+          total_compressed_size: BigInt(at),
           total_uncompressed_size: BigInt(uncompressed),
           data_page_offset: dataOffset,
           dictionary_page_offset: dictionaryOffset,
@@ -635,17 +672,51 @@ function openPackedGroupEncoder(opts: PackedWriterOptions): PackedGroupEncoder {
             { page_type: 'DATA_PAGE_V2' as const, encoding: dataEncoding, count: c.pages.length },
           ],
         },
-        file_offset: BigInt(offsetStart),
-      });
-      offsetIndexes.push(locations.length > 1 ? { page_locations: locations } : undefined);
+        file_offset: 0n,
+      };
+      offsetIndex = locations.length > 1 ? { page_locations: locations } : undefined;
     }
-    const bytes = new Uint8Array(at);
-    let o = 0;
-    for (const b of parts) {
-      bytes.set(b, o);
-      o += b.length;
+    return { parts, size: at, chunk, offsetIndex };
+  };
+
+  // the group's bytes: its column chunks in order, each chunk's offsets moved to where it lands
+  const layout = (chunks: EncodedChunk[], rows: number): EncodedGroup => {
+    const columns: ColumnChunk[] = [];
+    const offsetIndexes: (OffsetIndex | undefined)[] = [];
+    let at = 0;
+    for (const { size, chunk, offsetIndex } of chunks) {
+      const by = BigInt(at);
+      const m = chunk.meta_data!;
+      m.data_page_offset += by;
+      if (m.dictionary_page_offset !== undefined) m.dictionary_page_offset += by;
+      chunk.file_offset += by;
+      if (offsetIndex) for (const l of offsetIndex.page_locations) l.offset += by;
+      columns.push(chunk);
+      offsetIndexes.push(offsetIndex);
+      at += size;
     }
-    return { rows, bytes, columns, offsetIndexes };
+    return { rows, bytes: concatBytes(chunks.flatMap((c) => c.parts), at), columns, offsetIndexes };
+  };
+
+  /** Encodes column j of a group of n rows now (pages, dictionary, statistics; compression started). */
+  const encodeColumn = (col: PackedColumn, j: number, n: number, v: VerbatimChunk | undefined, ids?: ValueIds): EncodedColumn => {
+    const element = elements[j]!;
+    if (v) {
+      if (Number(v.meta.num_values) !== n) throw new Error(`a column chunk of ${v.meta.num_values} values for a row group of ${n} rows`);
+      return { element, pages: [], stats: { null_count: 0n }, rows: n, verbatim: v };
+    }
+    const constant = constants[j] ? constantColumn(col.type, constants[j]!, n) : undefined;
+    const { pages, dict, stats } = constant ? columnPages(constant.col, element, pageSize, constant.dict) : columnPages(col, element, pageSize, ids ? dictionaryOfIds(col, ids) : undefined);
+    let dictPart: EncodedColumn['dict'];
+    if (dict) {
+      const values = plainBytes(dict, 0, dict.length);
+      dictPart = { values, count: dict.length, compressed: compress(codec, level, values) };
+    }
+    const encoded: EncodedColumn = { element, dict: dictPart, pages: pages.map((pg) => ({ ...pg, compressed: compress(codec, level, pg.values) })), stats, rows: n };
+    // no rejection goes unobserved: a failed compression rejects this chunk
+    encoded.dict?.compressed.catch(() => undefined);
+    for (const pg of encoded.pages) pg.compressed.catch(() => undefined);
+    return encoded;
   };
 
   const check = (columns: PackedColumn[]): number => {
@@ -664,36 +735,31 @@ function openPackedGroupEncoder(opts: PackedWriterOptions): PackedGroupEncoder {
     check,
     encode(columns, verbatim) {
       const n = check(columns);
-      let encoded: EncodedColumn[];
+      let chunks: Promise<EncodedChunk>[];
       try {
-        encoded = columns.map((col, j) => {
-          const element = elements[j]!;
-          const v = verbatim?.[j];
-          if (v) {
-            if (Number(v.meta.num_values) !== n) throw new Error(`a column chunk of ${v.meta.num_values} values for a row group of ${n} rows`);
-            return { element, pages: [], stats: { null_count: 0n }, rows: n, verbatim: v };
-          }
-          const constant = constants[j] ? constantColumn(col.type, constants[j]!, n) : undefined;
-          const { pages, dict, stats } = constant ? columnPages(constant.col, element, pageSize, constant.dict) : columnPages(col, element, pageSize);
-          let dictPart: EncodedColumn['dict'];
-          if (dict) {
-            const values = plainBytes(dict, 0, dict.length);
-            dictPart = { values, count: dict.length, compressed: compress(codec, level, values) };
-          }
-          return { element, dict: dictPart, pages: pages.map((pg) => ({ ...pg, compressed: compress(codec, level, pg.values) })), stats, rows: n };
-        });
+        chunks = columns.map((col, j) => layoutColumn(encodeColumn(col, j, n, verbatim?.[j])));
       } catch (e) {
         throw writeFailed(schema, e);
       }
-      // no rejection goes unobserved: a failed compression rejects this group
-      for (const c of encoded) {
-        c.dict?.compressed.catch(() => undefined);
-        for (const pg of c.pages) pg.compressed.catch(() => undefined);
-      }
-      const group = layout(encoded, n).catch((e: unknown) => {
-        throw writeFailed(schema, e);
-      });
+      for (const c of chunks) c.catch(() => undefined);
+      const group = Promise.all(chunks)
+        .then((cs) => layout(cs, n))
+        .catch((e: unknown) => {
+          throw writeFailed(schema, e);
+        });
       return { rows: n, group };
+    },
+    encodeChunk(col, j, n, ids) {
+      try {
+        const c = layoutColumn(encodeColumn(col, j, n, undefined, ids));
+        c.catch(() => undefined);
+        return c;
+      } catch (e) {
+        throw writeFailed(schema, e);
+      }
+    },
+    group(chunks, n) {
+      return layout(chunks, n);
     },
   };
 }
@@ -871,3 +937,81 @@ export function openHoodiePackedWriter(opts: PackedWriterOptions): HoodiePackedW
 }
 
 class PackedWriteError extends Error {}
+
+/**
+ * A file written a column at a time (clustering: the sorted output gathered field by field, so only
+ * one field of the whole output is held decoded at a time): each column of all `rows` rows, in file
+ * order, is cut into the row groups and encoded into their chunks; the groups are laid out once
+ * every column is in. The bytes are openHoodiePackedWriter's for the same rows.
+ */
+export interface HoodiePackedColumnWriter {
+  readonly groupRows: number;
+  readonly elements: SchemaElement[];
+  /**
+   * Rows [at, at + col.length) of column j (schema field order; not a constant column), in order
+   * from row 0, in whole row groups (`at` a multiple of groupRows; the last part may end with the
+   * file); encoded now (the column can be written again on return), settles once compressed. `ids`:
+   * its values as indexes into their distinct values, which spares hashing them for the dictionary
+   * (same bytes).
+   */
+  writeColumn(j: number, col: PackedColumn, ids?: ValueIds, at?: number): Promise<void>;
+  finish(): Promise<HoodieParquetFile & { size: number }>;
+}
+
+export function openHoodiePackedColumnWriter(opts: PackedWriterOptions, rows: number): HoodiePackedColumnWriter {
+  const encoder = openPackedGroupEncoder(opts);
+  const file = openPackedFileAssembler(opts);
+  const { schema } = opts;
+  const constants = opts.constants ?? [];
+  const R = encoder.groupRows;
+  const groups = Math.ceil(rows / R);
+  const J = encoder.elements.length;
+  const chunks: Promise<EncodedChunk>[][] = Array.from({ length: groups }, () => new Array<Promise<EncodedChunk>>(J));
+  const rowsOf = (g: number) => Math.min(R, rows - g * R);
+  let finished = false;
+  // rows of each column given so far
+  const given = new Array<number>(J).fill(0);
+  const written = new Set<number>();
+  return {
+    groupRows: R,
+    elements: encoder.elements,
+    writeColumn(j, col, ids, at = 0) {
+      if (finished) throw writeFailed(schema, new Error('write after finish'));
+      if (constants[j] || written.has(j) || j < 0 || j >= J) throw writeFailed(schema, new Error(`column ${j} written twice, out of range or constant`));
+      const n = col.length;
+      const end = at + n;
+      if (at !== given[j] || at % R !== 0 || end > rows || (n % R !== 0 && end !== rows) || (ids && ids.ids.length !== n)) {
+        throw writeFailed(schema, new Error(`rows ${at}..${end} of column ${encoder.elements[j]!.name} in a file of ${rows} rows (${given[j]} given, row groups of ${R})`));
+      }
+      given[j] = end;
+      if (end === rows) written.add(j);
+      const parts: Promise<EncodedChunk>[] = [];
+      for (let g = at / R; g * R < end; g++) {
+        const from = g * R - at;
+        const part = col.slice(from, from + rowsOf(g));
+        // the keys in file order: the key column's parts come in order
+        if (j === encoder.keyIndex) file.addKeys(part);
+        parts.push((chunks[g]![j] = encoder.encodeChunk(part, j, rowsOf(g), ids && { ids: ids.ids.subarray(from, from + rowsOf(g)), values: ids.values })));
+      }
+      return Promise.all(parts).then(
+        () => undefined,
+        (e: unknown) => {
+          throw writeFailed(schema, e);
+        },
+      );
+    },
+    async finish() {
+      if (finished) throw writeFailed(schema, new Error('finish called twice'));
+      finished = true;
+      for (let j = 0; j < J; j++) if (!constants[j] && !written.has(j)) throw writeFailed(schema, new Error(`column ${encoder.elements[j]!.name} was not written`));
+      for (let g = 0; g < groups; g++) {
+        for (let j = 0; j < J; j++) if (constants[j]) chunks[g]![j] = encoder.encodeChunk(new PackedColumn(encoder.elements[j]!.type!, 0), j, rowsOf(g));
+        const group = encoder.group(await Promise.all(chunks[g]!), rowsOf(g));
+        // the chunks are in the group's bytes now
+        chunks[g] = [];
+        file.place(group);
+      }
+      return file.finish();
+    },
+  };
+}

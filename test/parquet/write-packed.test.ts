@@ -3,7 +3,7 @@
 // dictionary rule gives, two and more take the dictionary).
 import { describe, expect, it } from 'vitest';
 import { chunkSpan, PackedColumn } from '../../src/parquet/packed.ts';
-import { openHoodiePackedWriter } from '../../src/parquet/write-packed.ts';
+import { openHoodiePackedColumnWriter, openHoodiePackedWriter, type ValueIds } from '../../src/parquet/write-packed.ts';
 import { withHoodieMetaFields, writeHoodieParquet } from '../../src/parquet/write.ts';
 import { compressors } from '../../src/parquet/read.ts';
 import { parquetReadObjects } from 'hyparquet';
@@ -108,4 +108,59 @@ describe('packed writer codecs', () => {
       expect(md.row_groups[0]!.columns[0]!.meta_data!.codec).toBe(codec ?? 'GZIP');
     }
   });
+});
+
+// openHoodiePackedColumnWriter (clustering's field-at-a-time write): the bytes of the row-group
+// writer for the same rows, with and without the values given as dictionary indexes (whose rule must
+// decide as dictionaryFor does: sample, first-appearance order, size).
+describe('packed column writer', () => {
+  const strSchema = withHoodieMetaFields({ type: 'record', name: 'r', fields: [{ name: 's', type: ['null', 'string'], default: null }] });
+  const cases: [string, (i: number) => string | null][] = [
+    ['one value', () => 'same'],
+    ['few values, nulls', (i) => (i % 5 === 0 ? null : `v${i % 3}`)],
+    // the sample repeats (each value twice), the whole is not worth a dictionary (its indexes cost more)
+    ['size rule', (i) => `pair-${i >> 1}`],
+    ['distinct', (i) => `d${i}`],
+    ['all null', () => null],
+  ];
+  for (const [name, value] of cases) {
+    it(`${name}: the row-group writer's bytes`, async () => {
+      const rows = 2500;
+      const R = 1000;
+      const fill = (from: number, to: number): PackedColumn[] => {
+        const cols = strSchema.fields.map(() => new PackedColumn('BYTE_ARRAY', 8));
+        for (let i = from; i < to; i++) {
+          cols[0]!.appendString('20250101000000000');
+          cols[1]!.appendString(`20250101000000000_0_${i}`);
+          cols[2]!.appendString(`key-${i}`);
+          cols[3]!.appendString('p');
+          cols[4]!.appendBytes(NAME);
+          const v = value(i);
+          if (v === null) cols[5]!.appendNull();
+          else cols[5]!.appendString(v);
+        }
+        return cols;
+      };
+      const groups = openHoodiePackedWriter({ schema: strSchema, rowGroupSize: R });
+      for (let a = 0; a < rows; a += R) await groups.writeGroup(fill(a, Math.min(rows, a + R)));
+      const want = (await groups.finish()).bytes;
+      for (const withIds of [false, true]) {
+        const w = openHoodiePackedColumnWriter({ schema: strSchema, rowGroupSize: R }, rows);
+        const all = fill(0, rows);
+        for (const [j, col] of all.entries()) {
+          let ids: ValueIds | undefined;
+          if (withIds) {
+            // distinct values in an order of their own (not first appearance)
+            const distinct = [...new Set(Array.from({ length: rows }, (_, i) => (col.nulls[i] ? undefined : Buffer.from(col.data.subarray(col.start(i), col.end(i))).toString('latin1'))).filter((x) => x !== undefined))].reverse();
+            const values = new PackedColumn('BYTE_ARRAY', 8);
+            for (const d of distinct) values.appendBytes(Buffer.from(d, 'latin1'));
+            const at = new Map(distinct.map((d, k) => [d, k]));
+            ids = { values, ids: Int32Array.from({ length: rows }, (_, i) => (col.nulls[i] ? -1 : at.get(Buffer.from(col.data.subarray(col.start(i), col.end(i))).toString('latin1'))!)) };
+          }
+          await w.writeColumn(j, col, ids);
+        }
+        expect(Buffer.compare((await w.finish()).bytes, want), `${name}, ids ${withIds}`).toBe(0);
+      }
+    });
+  }
 });

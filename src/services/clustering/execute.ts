@@ -5,6 +5,7 @@
 // column_stats, record_index) and the completed `replacecommit` listing every input file id in
 // partitionToReplaceFileIds (JSON on layout 1, Avro `<t>_<ct>.replacecommit` on layout 2).
 import { randomUUID } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { TblError } from '../../errors/index.ts';
 import { mergeConfigFromProperties } from '../../merge/index.ts';
 import { encodeCommitMetadataAvro, encodeCommitMetadataJson, newWriteStat, type CommitMetadata, type WriteStat } from '../../metadata/index.ts';
@@ -16,7 +17,7 @@ import { rollbackInflightPlan, type RollbackResult } from '../compaction/rollbac
 import { prepareMetadataTable, type RecordLocations } from '../mdt-sync.ts';
 import { committedInstantsOf, tableWriterSchema } from '../rewrite/inputs.ts';
 import { cleanupCompleted, mapUntilFailure, runClaimed, type ClaimOutcome } from '../claimed.ts';
-import { clusterJob } from '../rewrite/worker-run.ts';
+import { clusterJob, fileGroupThreadsFor } from '../rewrite/worker-run.ts';
 import type { RewriteRunOptions } from '../rewrite/run-options.ts';
 import type { ClusterJob } from '../rewrite/cluster-op.ts';
 import type { Layout } from '../rewrite/sort-order.ts';
@@ -34,6 +35,13 @@ export interface ClusteringRunOptions extends RewriteRunOptions {
   layout?: string;
   /** size of the new files (default hoodie.clustering.plan.strategy.target.file.max.bytes, else 1 GiB), as Hudi reads it at execution */
   targetFileMaxBytes?: number;
+  /**
+   * threads one group uses with a worker: 2 = the worker sorts and gathers, this thread encodes the
+   * fields (cluster-stage.ts), when fewer groups run than there are cores; default 1: on the bench
+   * (bench/clustering.mjs, a shared 2-core host) two threads were no faster and peaked ~50 MB higher
+   * (two threads' allocator arenas each keep their high-water mark)
+   */
+  fileGroupThreads?: 1 | 2;
   onProgress?: (e: { type: 'file-written'; partition: string; fileId: string; path: string; records: number; bytes: number; merge: 'packed' | 'rows' }) => void;
   /** the attempt started: its groups, the file groups they replace and the bytes they read */
   onStart?: (e: { instant: string; groups: number; fileGroups: number; inputBytes: number }) => void;
@@ -189,6 +197,9 @@ async function execute(c: Claim, opts: ClusteringRunOptions, started: number): P
   const slices = c.inputs.groups.flatMap((g) => g.slices);
   const inputBytes = slices.reduce((n, s) => n + (s.baseFile?.size ?? 0) + s.logFiles.reduce((m, l) => m + l.size, 0), 0);
   opts.onStart?.({ instant, groups: c.inputs.groups.length, fileGroups: slices.length, inputBytes });
+  // groups clustering now, and whether one has this thread encode its fields
+  let running = 0;
+  let encodingHere = false;
   const settled = await mapUntilFailure(
     c.inputs.groups,
     opts.parallelism ?? 2,
@@ -214,7 +225,13 @@ async function execute(c: Claim, opts: ClusteringRunOptions, started: number): P
         mergePath: opts.mergePath,
       };
       const writeStart = Date.now();
-      const out = await clusterJob(table.storage, job, { mode: opts.fileGroupWorkers ?? 'auto', url: opts.workerUrl }, abort.signal);
+      running++;
+      const threads = opts.fileGroupThreads === 2 ? fileGroupThreadsFor(running, encodingHere, availableParallelism()) : 1;
+      if (threads === 2) encodingHere = true;
+      const out = await clusterJob(table.storage, job, { mode: opts.fileGroupWorkers ?? 'auto', url: opts.workerUrl, threads }, abort.signal).finally(() => {
+        running--;
+        if (threads === 2) encodingHere = false;
+      });
       abort.signal.throwIfAborted();
       if (deadline !== undefined && Date.now() > deadline) throw maxDurationError(instant, opts.maxDurationMs);
       const stats: WriteStat[] = [];

@@ -25,8 +25,9 @@ import { checkCompactionInputs, type CompactionInputs, type ResolvedOperation } 
 import { METRICS } from './plan.ts';
 import { rollbackInflightCompaction, type RollbackResult } from './rollback.ts';
 import type { CommittedInstants } from '../rewrite/merge-op.ts';
-import { mergeJob } from '../rewrite/worker-run.ts';
+import { fileGroupThreadsFor, mergeJob } from '../rewrite/worker-run.ts';
 import type { RewriteRunOptions } from '../rewrite/run-options.ts';
+export { fileGroupThreadsFor };
 
 export interface RunOptions extends RewriteRunOptions {
   /**
@@ -146,14 +147,6 @@ interface OpContext {
   encodingHere: boolean;
 }
 
-/**
- * Threads for a file group that starts while `running` groups (itself included) merge on `cores`
- * cores: 2 (its worker merges, this thread encodes) while fewer groups run than there are cores and
- * no other group encodes here — this thread is one more thread, not one per group.
- */
-export function fileGroupThreadsFor(running: number, encodingHere: boolean, cores: number): 1 | 2 {
-  return !encodingHere && running < cores ? 2 : 1;
-}
 
 async function compactOperation(ctx: OpContext, r: ResolvedOperation, index: number): Promise<WriteStat> {
   const { table, instant } = ctx;

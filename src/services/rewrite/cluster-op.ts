@@ -6,150 +6,28 @@
 // from the input bytes per record). Files are encoded by the same writers compaction uses (packed:
 // write-packed.ts; rows: write-incremental.ts): bloom filter, min/max key footer, Avro schema.
 // Everything it takes is structured-cloneable, so a worker thread runs it the same way (worker.ts).
-import { formatBaseFileName, formatWriteToken } from '../../fs-view/index.ts';
-import type { MergeConfig, MergeStats, Row } from '../../merge/index.ts';
-import { PackedColumn, PackedUnsupported } from '../../parquet/packed.ts';
+import type { Row } from '../../merge/index.ts';
+import { PackedUnsupported, type PackedColumn } from '../../parquet/packed.ts';
 import { openHoodieParquetWriter } from '../../parquet/write-incremental.ts';
-import { openHoodiePackedWriter } from '../../parquet/write-packed.ts';
-import { prepareHoodieSchema, type AvroRecordSchema, type ParquetCodec } from '../../parquet/write.ts';
+import { prepareHoodieSchema } from '../../parquet/write.ts';
 import type { Storage } from '../../storage/index.ts';
+import { clusterBaseFiles } from './cluster-base.ts';
+import { addStats, CHUNK_ROWS, emptyStats, inputBytesOf, mergeJobOf, outputLayout, type ClusterFile, type ClusterJob, type ClusterOutput } from './cluster-job.ts';
+import { sortedOrder, writeSorted, type ColumnSink } from './cluster-write.ts';
 import { mergeInto, prepareColumnar, type ColumnarInput, type GroupWriter } from './columnar-merge.ts';
-import { isCommittedBy, type CommittedInstants, type MergeJob } from './merge-op.ts';
+import { HeldRows } from './held-columns.ts';
+import { isCommittedBy } from './merge-op.ts';
 import { mergeSliceStreaming } from './slice-merge.ts';
-import { sortColumnsOf, sortPermutation, type Layout, type SortColumn, type SortValue } from './sort-order.ts';
+import { sortColumnsOf, sortPermutation, type SortColumn, type SortValue } from './sort-order.ts';
 
-export interface ClusterSlice {
-  fileId: string;
-  baseFile?: { path: string; size: number };
-  logFiles: { path: string; size: number }[];
-}
-
-export interface ClusterJob {
-  partition: string;
-  instant: string;
-  slices: ClusterSlice[];
-  writerSchema: AvroRecordSchema;
-  config: MergeConfig;
-  committed: CommittedInstants;
-  codec?: ParquetCodec;
-  gzipLevel?: number;
-  rowGroupSize: number;
-  sortColumns: string[];
-  layout: Layout;
-  /** one fresh file id prefix (a UUID) per output file group of the plan's group */
-  fileIdPrefixes: string[];
-  /** the Spark task number of the first output (write tokens `<task>-0-0`) */
-  firstTask: number;
-  targetFileMaxBytes: number;
-  /** also return each file's record keys (for the record index) */
-  withKeys?: boolean;
-  /** 'rows' forces the row path; default: packed when every slice allows it */
-  mergePath?: 'auto' | 'rows';
-}
-
-export interface ClusterFile {
-  fileId: string;
-  fileName: string;
-  bytes: Uint8Array;
-  rowCount: number;
-  keys?: string[];
-}
-
-export interface ClusterOutput {
-  files: ClusterFile[];
-  stats: MergeStats;
-  path: 'packed' | 'rows';
-  records: number;
-  inputBytes: number;
-  scanMs: number;
-}
-
-/** Output rows per packed chunk while merging (the writer's row groups are cut from the sorted order). */
-const CHUNK_ROWS = 65_536;
-
-function emptyStats(): MergeStats {
-  return { totalLogFilesCompacted: 0, totalLogSizeCompacted: 0, totalLogBlocks: 0, totalCorruptLogBlock: 0, totalRollbackBlocks: 0, totalLogRecords: 0, totalUpdatedRecordsCompacted: 0, totalDeletedRecords: 0, totalSkippedBlocks: 0, baseRecords: 0 };
-}
-
-function addStats(into: MergeStats, s: MergeStats): void {
-  for (const k of Object.keys(into) as (keyof MergeStats)[]) into[k] += s[k];
-}
-
-export function inputBytesOf(job: ClusterJob): number {
-  return job.slices.reduce((n, s) => n + (s.baseFile?.size ?? 0) + s.logFiles.reduce((m, l) => m + l.size, 0), 0);
-}
-
-/**
- * The output files of `records` sorted records: [first row, end row, file id, file name] per file.
- * numOutputFileGroups range partitions of equal counts (empty ones write nothing), each rolled over
- * every `rowsPerFile` rows.
- */
-export function outputLayout(job: ClusterJob, records: number, inputBytes: number): { from: number; to: number; fileId: string; fileName: string }[] {
-  const n = job.fileIdPrefixes.length;
-  const perRow = records > 0 ? inputBytes / records : 0;
-  const rowsPerFile = perRow > 0 ? Math.max(1, Math.floor(job.targetFileMaxBytes / perRow)) : Number.MAX_SAFE_INTEGER;
-  const out: { from: number; to: number; fileId: string; fileName: string }[] = [];
-  for (let k = 0; k < n; k++) {
-    const from = Math.floor((k * records) / n);
-    const to = Math.floor(((k + 1) * records) / n);
-    for (let a = from, j = 0; a < to; a += rowsPerFile, j++) {
-      const fileId = `${job.fileIdPrefixes[k]}-${j}`;
-      const fileName = formatBaseFileName({ fileId, writeToken: formatWriteToken(job.firstTask + k, 0, 0), instant: job.instant, ext: 'parquet' });
-      out.push({ from: a, to: Math.min(to, a + rowsPerFile), fileId, fileName });
-    }
-  }
-  return out;
-}
-
-function mergeJobOf(job: ClusterJob, s: ClusterSlice, index: number): MergeJob {
-  return {
-    partition: job.partition,
-    fileId: s.fileId,
-    baseFile: s.baseFile,
-    logFiles: s.logFiles,
-    instant: job.instant,
-    index,
-    fileName: '',
-    writerSchema: job.writerSchema,
-    config: job.config,
-    committed: job.committed,
-    codec: job.codec,
-    gzipLevel: job.gzipLevel,
-    rowGroupSize: CHUNK_ROWS,
-    mergePath: job.mergePath,
-  };
-}
-
-const text = new TextDecoder();
-
-/** Value i of a packed column for sorting (strings decoded, INT64 as a number when exact, else bigint). */
-function packedValue(col: PackedColumn, i: number, c: SortColumn): SortValue {
-  if (col.nulls[i]) return null;
-  const s = col.start(i);
-  const dv = col.view();
-  switch (col.type) {
-    case 'BYTE_ARRAY':
-      return c.kind === 'binary' ? col.data.subarray(s, col.end(i)) : text.decode(col.data.subarray(s, col.end(i)));
-    case 'INT32':
-      return dv.getInt32(s, true);
-    case 'INT64': {
-      // a number when exact (no BigInt allocated per row); the sort compares both kinds alike
-      const hi = dv.getInt32(s + 4, true);
-      if (hi >= -0x200000 && hi < 0x200000) return hi * 4294967296 + dv.getUint32(s, true);
-      return dv.getBigInt64(s, true);
-    }
-    case 'FLOAT':
-      return dv.getFloat32(s, true);
-    case 'DOUBLE':
-      return dv.getFloat64(s, true);
-    default:
-      return col.data[s] === 1;
-  }
-}
+export { inputBytesOf, outputLayout, type ClusterFile, type ClusterJob, type ClusterOutput, type ClusterSlice } from './cluster-job.ts';
 
 /** The packed path: every slice merged into packed chunks; undefined when a slice needs the row path. */
-async function clusterPacked(storage: Storage, job: ClusterJob, sortCols: SortColumn[]): Promise<ClusterOutput | undefined> {
+async function clusterPacked(storage: Storage, job: ClusterJob, sortCols: SortColumn[], sink?: ColumnSink): Promise<ClusterOutput | undefined> {
   const started = Date.now();
+  const jFile = job.writerSchema.fields.findIndex((f) => f.name === '_hoodie_file_name');
+  // sorting by the file name (a constant of each new file, never held) is the row path's
+  if (sortCols.some((c) => c.index === jFile)) return undefined;
   const opts = { config: job.config, isValidInstant: isCommittedBy(job.committed), exact: true };
   const inputs: ColumnarInput[] = [];
   for (const [i, s] of job.slices.entries()) {
@@ -158,24 +36,29 @@ async function clusterPacked(storage: Storage, job: ClusterJob, sortCols: SortCo
     inputs.push(input);
   }
   const elements = prepareHoodieSchema(job.writerSchema).parquetSchema.slice(1);
-  const chunks: PackedColumn[][] = [];
-  let records = 0;
+  const jKey = job.writerSchema.fields.findIndex((f) => f.name === '_hoodie_record_key');
+  // the file name is a constant of each new file: never held
+  const held = new HeldRows(elements.map((e, j) => (j === jFile ? undefined : e.type)));
+  // the merge's chunks are copied into the held columns, its buffers reused for the next chunk
+  let spare: PackedColumn[] | undefined;
   const collector: GroupWriter = {
     groupRows: CHUNK_ROWS,
     elements,
     pendingPeak: 0,
     get rowCount() {
-      return records;
+      return held.rows;
     },
     writeGroup(columns) {
-      const n = Math.max(...columns.map((c) => c.length));
-      if (n > 0) {
-        chunks.push(columns);
-        records += n;
-      }
+      held.append(columns);
+      spare = columns;
       return Promise.resolve();
     },
-    recycle: () => undefined,
+    recycle: () => {
+      const c = spare;
+      spare = undefined;
+      c?.forEach((x) => x.reset());
+      return c;
+    },
   };
   const stats = emptyStats();
   for (const [i, s] of job.slices.entries()) {
@@ -183,57 +66,12 @@ async function clusterPacked(storage: Storage, job: ClusterJob, sortCols: SortCo
     addStats(stats, inputs[i]!.stats);
   }
   inputs.length = 0;
-  // global row g = (chunk, row in chunk)
-  const chunkOf = new Int32Array(records);
-  const rowOf = new Int32Array(records);
-  let g = 0;
-  for (const [k, c] of chunks.entries()) {
-    const n = Math.max(...c.map((x) => x.length));
-    for (let r = 0; r < n; r++, g++) {
-      chunkOf[g] = k;
-      rowOf[g] = r;
-    }
-  }
-  const perm = sortPermutation(records, sortCols, job.layout, (c, i) => packedValue(chunks[chunkOf[i]!]![sortCols[c]!.index]!, rowOf[i]!, sortCols[c]!));
+  spare = undefined;
+  const records = held.rows;
+  const src = held.locate(sortedOrder(job, sortCols, records, (c) => held.columns[c.index]!));
   const scanMs = Date.now() - started;
-  const files: ClusterFile[] = [];
-  const J = elements.length;
-  const jFile = job.writerSchema.fields.findIndex((f) => f.name === '_hoodie_file_name');
-  const jKey = job.writerSchema.fields.findIndex((f) => f.name === '_hoodie_record_key');
-  const inputBytes = inputBytesOf(job);
-  const columnsOf = elements.map((_, j) => chunks.map((c) => c[j]!));
-  const srcChunk = new Int32Array(Math.min(records, job.rowGroupSize));
-  const srcRow = new Int32Array(Math.min(records, job.rowGroupSize));
-  for (const f of outputLayout(job, records, inputBytes)) {
-    const fileNameBytes = new TextEncoder().encode(f.fileName);
-    const constants = job.writerSchema.fields.map((x) => (x.name === '_hoodie_file_name' ? fileNameBytes : undefined));
-    const writer = openHoodiePackedWriter({ schema: job.writerSchema, codec: job.codec, gzipLevel: job.gzipLevel, rowGroupSize: job.rowGroupSize, constants });
-    const keys: string[] | undefined = job.withKeys ? [] : undefined;
-    const pending: Promise<void>[] = [];
-    let out = elements.map((e) => new PackedColumn(e.type!, Math.min(job.rowGroupSize, f.to - f.from)));
-    for (let a = f.from; a < f.to; a += writer.groupRows) {
-      const b = Math.min(f.to, a + writer.groupRows);
-      // where each output row comes from, then one sequential gather per column
-      for (let x = a; x < b; x++) {
-        srcChunk[x - a] = chunkOf[perm[x]!]!;
-        srcRow[x - a] = rowOf[perm[x]!]!;
-      }
-      for (let j = 0; j < J; j++) if (j !== jFile) out[j]!.appendGather(columnsOf[j]!, srcChunk, srcRow, 0, b - a);
-      if (keys && jKey >= 0) {
-        const kc = out[jKey]!;
-        for (let i = 0; i < kc.length; i++) keys.push(text.decode(kc.data.subarray(kc.start(i), kc.end(i))));
-      }
-      const done = writer.writeGroup(out);
-      done.catch(() => undefined);
-      pending.push(done);
-      if (pending.length > 2) await pending.shift();
-      out = writer.recycle() ?? out.map((c) => new PackedColumn(c.type, writer.groupRows));
-    }
-    await Promise.all(pending);
-    const file = await writer.finish();
-    files.push({ fileId: f.fileId, fileName: f.fileName, bytes: file.bytes, rowCount: file.rowCount, keys });
-  }
-  return { files, stats, path: 'packed', records, inputBytes, scanMs };
+  const files = await writeSorted(job, records, src, (j) => held.columns[j], sink);
+  return { files, stats, path: 'packed', records, inputBytes: inputBytesOf(job), scanMs };
 }
 
 /** The row path: merged rows (Avro values, exact) sorted and written by the row writer. */
@@ -275,11 +113,11 @@ async function clusterRows(storage: Storage, job: ClusterJob, sortCols: SortColu
   return { files, stats, path: 'rows', records: rows.length, inputBytes, scanMs };
 }
 
-/** Clusters one group into its new base files (bytes in memory; the caller writes them, markers first). */
-export async function clusterGroup(storage: Storage, job: ClusterJob): Promise<ClusterOutput> {
+/** Clusters one group into its new base files (bytes in memory; the caller writes them, markers first); `sink`: where the packed paths encode (default: here). */
+export async function clusterGroup(storage: Storage, job: ClusterJob, sink?: ColumnSink): Promise<ClusterOutput> {
   const sortCols = sortColumnsOf(job.writerSchema, job.sortColumns);
   if (job.mergePath !== 'rows') {
-    const packed = await clusterPacked(storage, job, sortCols).catch((e: unknown) => {
+    const packed = await (async () => (await clusterBaseFiles(storage, job, sortCols, sink)) ?? (await clusterPacked(storage, job, sortCols, sink)))().catch((e: unknown) => {
       if (e instanceof PackedUnsupported) return undefined;
       throw e;
     });

@@ -115,7 +115,7 @@ function sameBytes(a: PackedColumn, i: number, b: PackedColumn, k: number): bool
  * reports it: one line, with a kind and the file. TblErrors and the PackedUnsupported fallback signal
  * pass through unchanged.
  */
-function inputError(e: unknown, kind: 'parquet' | 'logfile', path: string, what: string, key?: string): unknown {
+export function inputError(e: unknown, kind: 'parquet' | 'logfile', path: string, what: string, key?: string): unknown {
   if (e instanceof TblError || e instanceof PackedUnsupported) return e;
   const m = String((e as Error)?.message ?? e).replace(/\s*\n\s*/g, ' ');
   return new TblError(kind, `${what} ${path}: ${m}`, { path, key, cause: e });

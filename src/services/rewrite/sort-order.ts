@@ -300,6 +300,81 @@ export function javaIntHashMapOrder(keys: number[]): number[] {
   return keys.map((k, i) => ({ k, i })).sort((a, b) => bucket(a.k) - bucket(b.k) || a.i - b.i).map((e) => e.k);
 }
 
+/**
+ * The stable order of indexes 0..n-1 by unsigned 64-bit keys, given as (low, high) 32-bit word pairs
+ * (`keys[2i]`, `keys[2i + 1]`): an LSD radix sort by bytes, skipping the bytes all keys share.
+ */
+export function radixOrder(keys: Uint32Array): Int32Array {
+  const n = keys.length >> 1;
+  let a = new Int32Array(n);
+  let b = new Int32Array(n);
+  for (let i = 0; i < n; i++) a[i] = i;
+  const count = new Int32Array(256);
+  for (let pass = 0; pass < 8; pass++) {
+    const word = pass >> 2;
+    const shift = (pass & 3) * 8;
+    count.fill(0);
+    for (let i = 0; i < n; i++) count[(keys[2 * i + word]! >>> shift) & 255]! += 1;
+    let used = 0;
+    for (let d = 0; d < 256; d++) if (count[d]) used++;
+    if (used <= 1) continue;
+    let sum = 0;
+    for (let d = 0; d < 256; d++) {
+      const c = count[d]!;
+      count[d] = sum;
+      sum += c;
+    }
+    for (let i = 0; i < n; i++) {
+      const x = a[i]!;
+      const dg = (keys[2 * x + word]! >>> shift) & 255;
+      b[count[dg]!] = x;
+      count[dg]! += 1;
+    }
+    const t = a;
+    a = b;
+    b = t;
+  }
+  return a;
+}
+
+/**
+ * Ranks 1..distinct of numbers in compareValues order (0 where nulls[i]): NaN largest, -0 = 0, as Spark
+ * orders them. The doubles' bits made unsigned-sortable, radix-ordered, ranked in that order.
+ */
+export function rankNumbers(xs: Float64Array, nulls: Uint8Array): { rank: Int32Array; distinct: number } {
+  const n = xs.length;
+  const f = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const x = xs[i]!;
+    // one NaN, one zero; nulls sort anywhere (they take rank 0)
+    f[i] = nulls[i] ? 0 : x === 0 ? 0 : Number.isNaN(x) ? Number.NaN : x;
+  }
+  const w = new Uint32Array(f.buffer);
+  for (let i = 0; i < n; i++) {
+    // sign set: every bit flipped (more negative = smaller); else the sign bit set
+    if (w[2 * i + 1]! & 0x80000000) {
+      w[2 * i] = ~w[2 * i]! >>> 0;
+      w[2 * i + 1] = ~w[2 * i + 1]! >>> 0;
+    } else w[2 * i + 1] = (w[2 * i + 1]! | 0x80000000) >>> 0;
+  }
+  const order = radixOrder(w);
+  const rank = new Int32Array(n);
+  let d = 0;
+  let lo = -1;
+  let hi = -1;
+  for (let k = 0; k < n; k++) {
+    const i = order[k]!;
+    if (nulls[i]) continue;
+    if (w[2 * i] !== lo || w[2 * i + 1] !== hi) {
+      d++;
+      lo = w[2 * i]!;
+      hi = w[2 * i + 1]!;
+    }
+    rank[i] = d;
+  }
+  return { rank, distinct: d };
+}
+
 /** Ranks 1..distinct of values in compareValues order (0 = null), computed without a comparator where the values allow. */
 export function rankValues(values: SortValue[]): { rank: Int32Array; distinct: number } {
   const n = values.length;
@@ -315,32 +390,14 @@ export function rankValues(values: SortValue[]): { rank: Int32Array; distinct: n
   }
   if (kind === undefined) return { rank, distinct: 0 };
   if ((kind === 'number' || kind === 'bigint') && (kind === 'number' || safe)) {
-    // doubles (NaN largest, -0 = 0 as Spark orders them) sorted natively, ranks by binary search
-    let m = 0;
     const xs = new Float64Array(n);
-    for (const v of values) if (v !== null && v !== undefined) xs[m++] = Number(v) === 0 ? 0 : Number(v);
-    const sorted = xs.subarray(0, m).sort();
-    let d = 0;
-    for (let i = 0; i < m; i++) if (i === 0 || !(sorted[i] === sorted[d - 1] || (Number.isNaN(sorted[i]!) && Number.isNaN(sorted[d - 1]!)))) sorted[d++] = sorted[i]!;
-    const uniq = sorted.subarray(0, d);
+    const nulls = new Uint8Array(n);
     for (let i = 0; i < n; i++) {
       const v = values[i];
-      if (v === null || v === undefined) continue;
-      const x = Number(v) === 0 ? 0 : Number(v);
-      if (Number.isNaN(x)) {
-        rank[i] = d;
-        continue;
-      }
-      let lo = 0;
-      let hi = d - 1;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (uniq[mid]! < x) lo = mid + 1;
-        else hi = mid;
-      }
-      rank[i] = lo + 1;
+      if (v === null || v === undefined) nulls[i] = 1;
+      else xs[i] = Number(v);
     }
-    return { rank, distinct: d };
+    return rankNumbers(xs, nulls);
   }
   // strings, booleans, bytes, exact longs: distinct values ordered once with compareValues
   const ids = new Map<unknown, number>();
@@ -370,6 +427,37 @@ export function rankValues(values: SortValue[]): { rank: Int32Array; distinct: n
 }
 
 /**
+ * The permutation of rows 0..n-1 ordering them by their ranks, column after column (stable: equal
+ * ranks keep the input order). Rows compare as small integers: when the combined rank is an exact
+ * double, one radix sort of it orders them.
+ */
+export function permutationOfRanks(n: number, ranked: { rank: Int32Array; distinct: number }[]): Int32Array {
+  const perm = new Int32Array(n);
+  for (let i = 0; i < n; i++) perm[i] = i;
+  if (ranked.length === 0 || n < 2) return perm;
+  let span = 1;
+  for (const r of ranked) span *= r.distinct + 1;
+  if (span <= Number.MAX_SAFE_INTEGER) {
+    // the combined rank as one exact integer, radix-ordered (stable: ties keep the input order)
+    const keys = new Uint32Array(2 * n);
+    for (let i = 0; i < n; i++) {
+      let k = 0;
+      for (const r of ranked) k = k * (r.distinct + 1) + r.rank[i]!;
+      keys[2 * i] = k >>> 0;
+      keys[2 * i + 1] = Math.floor(k / 4294967296);
+    }
+    return radixOrder(keys);
+  }
+  return perm.sort((x, y) => {
+    for (const r of ranked) {
+      const d = r.rank[x]! - r.rank[y]!;
+      if (d !== 0) return d;
+    }
+    return x - y;
+  });
+}
+
+/**
  * The permutation of rows 0..n-1 that orders them (stable: equal keys keep their input order).
  * `value(c, i)` = sort column c's value at row i.
  */
@@ -378,34 +466,13 @@ export function sortPermutation(n: number, columns: SortColumn[], layout: Layout
   for (let i = 0; i < n; i++) perm[i] = i;
   if (columns.length === 0 || n < 2) return perm;
   if (layout === 'linear' || columns.length === 1) {
-    // each column's values replaced by their rank among its distinct values (compareValues order):
-    // rows then compare as small integers; when the combined rank fits a double with the row index,
-    // one native sort of those doubles orders them
+    // each column's values replaced by their rank among its distinct values (compareValues order)
     const ranked = columns.map((_, c) => {
       const a = new Array<SortValue>(n);
       for (let i = 0; i < n; i++) a[i] = value(c, i);
       return rankValues(a);
     });
-    let span = n;
-    for (const r of ranked) span *= r.distinct + 1;
-    if (span <= Number.MAX_SAFE_INTEGER) {
-      const keys = new Float64Array(n);
-      for (let i = 0; i < n; i++) {
-        let k = 0;
-        for (const r of ranked) k = k * (r.distinct + 1) + r.rank[i]!;
-        keys[i] = k * n + i;
-      }
-      keys.sort();
-      for (let i = 0; i < n; i++) perm[i] = keys[i]! % n;
-      return perm;
-    }
-    return perm.sort((x, y) => {
-      for (const r of ranked) {
-        const d = r.rank[x]! - r.rank[y]!;
-        if (d !== 0) return d;
-      }
-      return x - y;
-    });
+    return permutationOfRanks(n, ranked);
   }
   // dimensions in the order Hudi's HashMap<schema index, field> yields them
   const order = javaIntHashMapOrder(columns.map((c) => c.index)).map((idx) => columns.findIndex((c) => c.index === idx));

@@ -8,6 +8,7 @@ import { PackedUnsupported } from '../../parquet/packed.ts';
 import { mergeToParquet, type MergeJob, type MergeOutput } from './merge-op.ts';
 import { clusterGroup, inputBytesOf, type ClusterJob, type ClusterOutput } from './cluster-op.ts';
 import { encodingStage, type StageMessage } from './two-stage.ts';
+import { encodingSide, type ClusterStageMessage } from './cluster-stage.ts';
 import { fromWire, PREFETCH_LIMIT, serveStorage, uriPrefixOf, type WireError } from './worker-wire.ts';
 
 /** 'auto': a worker when the bundled worker file is there, in-process if the worker cannot run; 'always': a worker or an error; 'never': in-process. */
@@ -33,6 +34,15 @@ export interface WorkerSettings {
 export function heapLimitsFor(inputBytes: number): { maxOldGenerationSizeMb: number; maxYoungGenerationSizeMb: number } {
   const mb = inputBytes / 1048576;
   return { maxOldGenerationSizeMb: Math.max(160, Math.ceil(2 * mb + 88)), maxYoungGenerationSizeMb: mb > 64 ? 32 : 16 };
+}
+
+/**
+ * Threads for a file group that starts while `running` groups (itself included) merge or cluster on
+ * `cores` cores: 2 (its worker merges or gathers, this thread encodes) while fewer groups run than there are cores and
+ * no other group encodes here — this thread is one more thread, not one per group.
+ */
+export function fileGroupThreadsFor(running: number, encodingHere: boolean, cores: number): 1 | 2 {
+  return !encodingHere && running < cores ? 2 : 1;
 }
 
 /** Run from sources (vitest) there is no loader a worker could use for the .ts files: no default worker. */
@@ -135,7 +145,7 @@ export function clusterHeapLimitsFor(inputBytes: number): { maxOldGenerationSize
   return { maxOldGenerationSizeMb: Math.max(256, Math.ceil(4 * mb + 128)), maxYoungGenerationSizeMb: mb > 64 ? 32 : 16 };
 }
 
-function clusterInWorker(url: URL, storage: Storage, job: ClusterJob, signal?: AbortSignal): Promise<ClusterOutput> {
+function clusterInWorker(url: URL, storage: Storage, job: ClusterJob, twoStage: boolean, signal?: AbortSignal): Promise<ClusterOutput> {
   const { port1, port2 } = new MessageChannel();
   serveStorage(port1, storage);
   return new Promise<ClusterOutput>((resolve, reject) => {
@@ -149,7 +159,7 @@ function clusterInWorker(url: URL, storage: Storage, job: ClusterJob, signal?: A
     let worker: Worker;
     try {
       worker = new Worker(url, {
-        workerData: { cluster: job, storagePort: port2, scheme: storage.scheme, uriPrefix: uriPrefixOf(storage) },
+        workerData: { cluster: job, storagePort: port2, scheme: storage.scheme, uriPrefix: uriPrefixOf(storage), twoStage },
         transferList: [port2],
         resourceLimits: clusterHeapLimitsFor(inputBytesOf(job)),
       });
@@ -161,12 +171,30 @@ function clusterInWorker(url: URL, storage: Storage, job: ClusterJob, signal?: A
       settle(f);
       void worker.terminate();
     };
-    worker.on('message', (m: { clustered?: ClusterOutput; error?: WireError }) => {
-      if (m.clustered) finish(() => resolve(m.clustered!));
-      else if (m.error) finish(() => reject(fromWire(m.error!)));
+    let answered = false;
+    const stage = twoStage
+      ? encodingSide(
+          job,
+          (r) => worker.postMessage(r),
+          (e) => finish(() => reject(e)),
+        )
+      : undefined;
+    worker.on('message', (m: { clustered?: ClusterOutput; error?: WireError } | ClusterStageMessage) => {
+      if ('clustered' in m && m.clustered) {
+        const out = m.clustered;
+        // the worker is done and exits; the files may still be finishing here
+        answered = true;
+        if (!stage) finish(() => resolve(out));
+        else
+          stage.finish(out).then(
+            (o) => finish(() => resolve(o)),
+            (e: unknown) => finish(() => reject(e)),
+          );
+      } else if ('error' in m && m.error) finish(() => reject(fromWire(m.error!)));
+      else if (stage && !settled) stage.onMessage(m as ClusterStageMessage);
     });
     worker.on('error', (e) => settle(() => reject(new WorkerFailure(`${url.href}: ${e.message}`, { cause: e }))));
-    worker.on('exit', (code) => settle(() => reject(new WorkerFailure(`${url.href} exited with code ${code} before answering`))));
+    worker.on('exit', (code) => answered || settle(() => reject(new WorkerFailure(`${url.href} exited with code ${code} before answering`))));
     signal?.addEventListener(
       'abort',
       () => {
@@ -178,7 +206,7 @@ function clusterInWorker(url: URL, storage: Storage, job: ClusterJob, signal?: A
   });
 }
 
-/** Clusters one group per the settings: in a worker thread when possible, else in this thread. */
+/** Clusters one group per the settings: in a worker thread when possible (threads 2: its fields encoded by this thread), else in this thread. */
 export async function clusterJob(storage: Storage, job: ClusterJob, settings: WorkerSettings, signal?: AbortSignal): Promise<ClusterOutput> {
   const url = settings.url ?? defaultWorkerUrl();
   if (settings.mode === 'never' || (settings.mode === 'auto' && !url)) return clusterGroup(storage, job);
@@ -188,7 +216,7 @@ export async function clusterJob(storage: Storage, job: ClusterJob, settings: Wo
     });
   }
   try {
-    return await clusterInWorker(url, storage, job, signal);
+    return await clusterInWorker(url, storage, job, settings.threads === 2 && job.mergePath !== 'rows', signal);
   } catch (e) {
     if (!(e instanceof WorkerFailure) || signal?.aborted) throw e;
     if (settings.mode === 'always') throw new TblError('bug', `clustering worker for partition ${job.partition} failed: ${e.message}`, { instant: job.instant, cause: e });

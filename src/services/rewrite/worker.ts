@@ -1,12 +1,14 @@
 // Worker-thread entry (bundled as dist/rewrite-worker.js): merges one file group (compaction) or
 // clusters one group into new base file bytes under the heap limit the main thread set, reading through the main thread's Storage;
-// with `twoStage`, only scans and merges, the main thread encoding the row groups (two-stage.ts).
+// with `twoStage`, only scans and merges, the main thread encoding the row groups (two-stage.ts; a
+// clustering group: gathers, the main thread encoding the fields, cluster-stage.ts).
 import { parentPort, workerData } from 'node:worker_threads';
 import type { MessagePort } from 'node:worker_threads';
 import { mergeToParquet, type MergeJob } from './merge-op.ts';
 import { runMergeStage, type StageReply } from './two-stage.ts';
 import { storageOverPort, toWire } from './worker-wire.ts';
 import { clusterGroup, type ClusterJob } from './cluster-op.ts';
+import { remoteSink, type ClusterStageReply } from './cluster-stage.ts';
 
 export interface WorkerInput {
   /** a compaction's file group (one of job / cluster) */
@@ -26,7 +28,14 @@ const storage = storageOverPort(input.storagePort, input.scheme, input.uriPrefix
 const port = parentPort!;
 try {
   if (input.cluster) {
-    const out = await clusterGroup(storage, input.cluster);
+    // with `twoStage` the main thread encodes the gathered fields (cluster-stage.ts)
+    const sink = input.twoStage
+      ? remoteSink(
+          (m) => port.postMessage(m),
+          (f) => port.on('message', (r: ClusterStageReply) => f(r)),
+        )
+      : undefined;
+    const out = await clusterGroup(storage, input.cluster, sink);
     // the files' bytes are handed over, not copied
     const files = out.files.map((f) => ({ ...f, bytes: f.bytes.byteOffset === 0 && f.bytes.byteLength === f.bytes.buffer.byteLength ? f.bytes : new Uint8Array(f.bytes) }));
     port.postMessage({ clustered: { ...out, files } }, files.map((f) => f.bytes.buffer as ArrayBuffer));

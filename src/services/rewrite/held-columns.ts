@@ -1,0 +1,462 @@
+// A clustering group's merged rows, held between the merge and the sorted write (cluster-op.ts): per
+// field, the packed chunks the merge produced, trimmed to their size, or — for a string field of few
+// distinct values (commit times, partition paths, enum-like columns) — one dictionary and an index
+// per row. Sorting ranks the sort fields from these bytes (no value decoded per row); writing
+// gathers the output a field at a time, a few row groups at a time, into reused buffers, and each
+// field is let go once it is written.
+import type { ParquetType } from 'hyparquet';
+import { PackedColumn, SpanSet } from '../../parquet/packed.ts';
+import type { ValueIds } from '../../parquet/write-packed.ts';
+import { compareBytes, equalBytes, moveBytes, viewOf } from '../../util/byte-spans.ts';
+import { rankNumbers, rankValues, type SortColumn, type SortValue } from './sort-order.ts';
+
+/** Distinct values above which a string field is held as its packed bytes rather than a dictionary. */
+export const HELD_DICTIONARY_LIMIT = 4096;
+
+const text = new TextDecoder();
+let zeros = new Uint8Array(65_536);
+/** null flags of a chunk without nulls: a view of one shared zero buffer (never written) */
+function noNulls(n: number): Uint8Array {
+  if (zeros.length < n) zeros = new Uint8Array(n);
+  return zeros.subarray(0, n);
+}
+
+/** A copy of `c` in buffers of its exact size. */
+function trimmed(c: PackedColumn): PackedColumn {
+  const t = new PackedColumn(c.type, 0);
+  t.data = c.data.slice(0, c.size);
+  if (!c.width) t.offsets = c.offsets.slice(0, c.length + 1);
+  t.nulls = c.nullCount === 0 ? noNulls(c.length) : c.nulls.slice(0, c.length);
+  t.length = c.length;
+  t.size = c.size;
+  t.nullCount = c.nullCount;
+  return t;
+}
+
+/**
+ * The buffers gathered values are built in, reused part after part (each part is encoded before
+ * the buffers are gathered into again): without them every part of the output would be a fresh
+ * allocation, which the allocator only gets back after a major GC.
+ */
+export class GatherScratch {
+  /** `shared`: in SharedArrayBuffers, for a gathered column another thread encodes where it is */
+  constructor(readonly shared = false) {
+    this.data = this.buffer(0);
+  }
+  private data: ArrayBufferLike;
+  private offsets: Int32Array = new Int32Array(0);
+  private nulls: Uint8Array = new Uint8Array(0);
+  private ids: Int32Array = new Int32Array(0);
+  private buffer(n: number): ArrayBufferLike {
+    return this.shared ? new SharedArrayBuffer(n) : new ArrayBuffer(n);
+  }
+  bytes(n: number): Uint8Array {
+    if (this.data.byteLength < n) this.data = this.buffer(Math.max(n, Math.ceil(this.data.byteLength * 1.25)));
+    return new Uint8Array(this.data, 0, n);
+  }
+  /** The bytes buffer made at least `n` long, its first `keep` bytes kept. */
+  grow(keep: number, n: number): Uint8Array {
+    const old = new Uint8Array(this.data, 0, keep);
+    const next = this.buffer(Math.max(n, Math.ceil(this.data.byteLength * 1.5)));
+    new Uint8Array(next).set(old);
+    this.data = next;
+    return new Uint8Array(this.data);
+  }
+  /** zero-filled */
+  nullFlags(n: number): Uint8Array {
+    if (this.nulls.length < n) this.nulls = new Uint8Array(this.buffer(n));
+    const b = this.nulls.subarray(0, n);
+    b.fill(0);
+    return b;
+  }
+  ints(n: number): Int32Array {
+    if (this.offsets.length < n) this.offsets = new Int32Array(this.buffer(4 * n));
+    return this.offsets.subarray(0, n);
+  }
+  indexes(n: number): Int32Array {
+    if (this.ids.length < n) this.ids = new Int32Array(this.buffer(4 * n));
+    return this.ids.subarray(0, n);
+  }
+}
+
+/** Gathered values; a dictionary field's also as indexes into its distinct values (-1: null). */
+export interface Gathered {
+  col: PackedColumn;
+  ids?: ValueIds;
+}
+
+/** One field's values of every held row, in merge order (chunk after chunk). */
+export class HeldColumn {
+  readonly width: number;
+  /** plain form: the chunks' values */
+  private plain: PackedColumn[] = [];
+  /** dictionary form (strings of few distinct values): the distinct values, and per chunk each row's index + 1 (0: null) */
+  private set: SpanSet | undefined;
+  private ids: Uint16Array[] = [];
+  length = 0;
+  /** bytes of all values */
+  size = 0;
+  nullCount = 0;
+
+  constructor(readonly type: ParquetType) {
+    this.width = new PackedColumn(type, 0).width;
+    if (type === 'BYTE_ARRAY') this.set = new SpanSet(type, 64);
+  }
+
+  get isDictionary(): boolean {
+    return this.set !== undefined;
+  }
+
+  /** Appends a chunk (copied: `c` can be reused on return). */
+  append(c: PackedColumn): void {
+    this.length += c.length;
+    this.size += c.size;
+    this.nullCount += c.nullCount;
+    const set = this.set;
+    if (set) {
+      const ids = new Uint16Array(c.length);
+      const d = c.data;
+      const dv = c.view();
+      // runs of one value (a file's commit time, a partition) skip the hash table
+      let ps = 0;
+      let pe = -1;
+      let pi = 0;
+      let i = 0;
+      for (; i < c.length; i++) {
+        if (c.nulls[i]) continue;
+        const s = c.offsets[i]!;
+        const e = c.offsets[i + 1]!;
+        if (pi > 0 && pe - ps === e - s && equalBytes(d, dv, ps, d, dv, s, e - s)) ids[i] = pi;
+        else {
+          pi = ids[i] = set.indexOf(d, dv, s, e) + 1;
+          ps = s;
+          pe = e;
+          if (set.dict.length > HELD_DICTIONARY_LIMIT) break;
+        }
+      }
+      if (i === c.length) {
+        this.ids.push(ids);
+        return;
+      }
+      // too many distinct values: held as bytes from now on
+      this.toPlain();
+    }
+    this.plain.push(trimmed(c));
+  }
+
+  /** The dictionary form given up: every chunk held as its bytes. */
+  private toPlain(): void {
+    const dict = this.set!.dict;
+    this.set = undefined;
+    this.plain = this.ids.map((ids) => {
+      const c = new PackedColumn(this.type, ids.length);
+      for (const x of ids) {
+        if (x === 0) c.appendNull();
+        else c.appendBytes(dict.data, dict.start(x - 1), dict.end(x - 1));
+      }
+      return trimmed(c);
+    });
+    this.ids = [];
+  }
+
+  /** Lets the values go (the field is written). */
+  release(): void {
+    this.plain = [];
+    this.ids = [];
+    this.set = undefined;
+  }
+
+  /** The plain chunks (plain form only). */
+  chunks(): readonly PackedColumn[] {
+    return this.plain;
+  }
+
+  /**
+   * Output values [from, to) of the order given by (chunk[i], row[i]) — the held row each output
+   * row takes — as one packed column in `scratch`'s buffers (valid until the next gather into it).
+   */
+  gather(chunk: Int32Array, row: Int32Array, from: number, to: number, all: boolean, scratch: GatherScratch): Gathered {
+    const n = to - from;
+    const out = new PackedColumn(this.type, 0);
+    out.length = n;
+    if (this.set) return this.gatherDictionary(out, chunk, row, from, to, scratch);
+    return { col: this.gatherPlain(out, chunk, row, from, to, all, scratch) };
+  }
+
+  private gatherPlain(out: PackedColumn, chunk: Int32Array, row: Int32Array, from: number, to: number, all: boolean, scratch: GatherScratch): PackedColumn {
+    const n = to - from;
+    const srcs = this.plain;
+    const w = this.width;
+    out.nulls = scratch.nullFlags(n);
+    if (this.nullCount > 0) {
+      const nullsOf = srcs.map((c) => c.nulls);
+      let nc = 0;
+      for (let i = from; i < to; i++) {
+        const x = nullsOf[chunk[i]!]![row[i]!]!;
+        out.nulls[i - from] = x;
+        nc += x;
+      }
+      out.nullCount = nc;
+    }
+    if (w === 4 || w === 8) {
+      // 32-bit words (bit-exact, NaN payloads too)
+      out.data = scratch.bytes(n * w);
+      const dst = new Int32Array(out.data.buffer, 0, (n * w) >> 2);
+      const views = srcs.map((c) => new Int32Array(c.data.buffer, c.data.byteOffset, c.data.byteLength >> 2));
+      let d = 0;
+      if (w === 8) {
+        for (let i = from; i < to; i++) {
+          const v = views[chunk[i]!]!;
+          const s = row[i]! << 1;
+          dst[d++] = v[s]!;
+          dst[d++] = v[s + 1]!;
+        }
+      } else {
+        for (let i = from; i < to; i++) dst[d++] = views[chunk[i]!]![row[i]!]!;
+      }
+      out.size = n * w;
+      return out;
+    }
+    if (w) {
+      out.data = scratch.bytes(n * w);
+      const dst = out.data;
+      let at = 0;
+      for (let i = from; i < to; i++) {
+        const src = srcs[chunk[i]!]!.data;
+        const s = row[i]! * w;
+        for (let k = 0; k < w; k++) dst[at++] = src[s + k]!;
+      }
+      out.size = at;
+      return out;
+    }
+    const offsOf = srcs.map((c) => c.offsets);
+    const dataOf = srcs.map((c) => c.data);
+    const viewsOf = srcs.map((c) => c.view());
+    // all rows: their size; else the average, grown (copied) should the rows be longer
+    let d = scratch.bytes(all ? this.size : Math.ceil((this.size / Math.max(1, this.length)) * n * 1.125) + 64);
+    let dv = viewOf(d);
+    const o = scratch.ints(n + 1);
+    o[0] = 0;
+    let at = 0;
+    for (let i = from, k = 1; i < to; i++, k++) {
+      const c = chunk[i]!;
+      const so = offsOf[c]!;
+      const r = row[i]!;
+      const s = so[r]!;
+      const len = so[r + 1]! - s;
+      if (at + len > d.length) {
+        d = scratch.grow(at, at + len + (to - i) * 32);
+        dv = viewOf(d);
+      }
+      moveBytes(dataOf[c]!, viewsOf[c]!, s, d, dv, at, len);
+      at += len;
+      o[k] = at;
+    }
+    out.data = d;
+    out.offsets = o;
+    out.size = at;
+    return out;
+  }
+
+  private gatherDictionary(out: PackedColumn, chunk: Int32Array, row: Int32Array, from: number, to: number, scratch: GatherScratch): Gathered {
+    const n = to - from;
+    const dict = this.set!.dict;
+    const idsOf = this.ids;
+    const picked = scratch.indexes(n);
+    let bytes = 0;
+    let nc = 0;
+    const dictOffsets = dict.offsets;
+    for (let i = from, k = 0; i < to; i++, k++) {
+      const x = idsOf[chunk[i]!]![row[i]!]! - 1;
+      picked[k] = x;
+      if (x < 0) nc++;
+      else bytes += dictOffsets[x + 1]! - dictOffsets[x]!;
+    }
+    const d = scratch.bytes(bytes);
+    const dv = viewOf(d);
+    const dd = dict.data;
+    const ddv = dict.view();
+    const o = scratch.ints(n + 1);
+    o[0] = 0;
+    const nulls = scratch.nullFlags(n);
+    let at = 0;
+    for (let k = 0; k < n; k++) {
+      const x = picked[k]!;
+      if (x < 0) nulls[k] = 1;
+      else {
+        const s = dictOffsets[x]!;
+        const len = dictOffsets[x + 1]! - s;
+        moveBytes(dd, ddv, s, d, dv, at, len);
+        at += len;
+      }
+      o[k + 1] = at;
+    }
+    out.data = d;
+    out.offsets = o;
+    out.nulls = nulls;
+    out.nullCount = nc;
+    out.size = at;
+    return { col: out, ids: { ids: picked, values: dict } };
+  }
+
+  /**
+   * Ranks 1..distinct of every held row's value in compareValues order (0 = null), or undefined when
+   * only the general path can rank it (longs beyond 2^53).
+   */
+  rank(c: SortColumn): { rank: Int32Array; distinct: number } | undefined {
+    const n = this.length;
+    if (this.type === 'BYTE_ARRAY') {
+      // strings by their UTF-8 bytes (= code point order, Spark's), bytes unsigned: the distinct
+      // values ordered once, each row ranked through its index
+      const set = this.set ?? new SpanSet('BYTE_ARRAY', 1024);
+      const idsOf: ArrayLike<number>[] = this.set ? this.ids : this.plain.map((p) => {
+        const ids = new Int32Array(p.length);
+        const dv = p.view();
+        for (let i = 0; i < p.length; i++) ids[i] = p.nulls[i] ? 0 : set.indexOf(p.data, dv, p.offsets[i]!, p.offsets[i + 1]!) + 1;
+        return ids;
+      });
+      const dict = set.dict;
+      const dd = dict.data;
+      const ddv = dict.view();
+      const order = Array.from({ length: dict.length }, (_, i) => i).sort((a, b) => compareBytes(dd, ddv, dict.start(a), dict.end(a), dd, ddv, dict.start(b), dict.end(b)));
+      // distinct by content: one rank each
+      const rankOfId = new Int32Array(dict.length);
+      for (let k = 0; k < order.length; k++) rankOfId[order[k]!] = k + 1;
+      const rank = new Int32Array(n);
+      let g = 0;
+      for (const ids of idsOf) for (let i = 0; i < ids.length; i++, g++) rank[g] = ids[i] === 0 ? 0 : rankOfId[ids[i]! - 1]!;
+      return { rank, distinct: dict.length };
+    }
+    const xs = new Float64Array(n);
+    const nulls = new Uint8Array(n);
+    let g = 0;
+    for (const p of this.plain) {
+      const dv = p.view();
+      for (let i = 0; i < p.length; i++, g++) {
+        if (p.nulls[i]) {
+          nulls[g] = 1;
+          continue;
+        }
+        switch (this.type) {
+          case 'INT32':
+            xs[g] = dv.getInt32(4 * i, true);
+            break;
+          case 'INT64': {
+            const hi = dv.getInt32(8 * i + 4, true);
+            // beyond ±2^53 a double would merge distinct longs
+            if (hi < -0x200000 || hi >= 0x200000) return undefined;
+            xs[g] = hi * 4294967296 + dv.getUint32(8 * i, true);
+            break;
+          }
+          case 'FLOAT':
+            xs[g] = dv.getFloat32(4 * i, true);
+            break;
+          case 'DOUBLE':
+            xs[g] = dv.getFloat64(8 * i, true);
+            break;
+          default:
+            xs[g] = p.data[i]!;
+        }
+      }
+    }
+    void c;
+    return rankNumbers(xs, nulls);
+  }
+
+  /** Every held row's value as the sort compares it (the general path: z-order, hilbert, longs beyond 2^53). */
+  values(c: SortColumn): SortValue[] {
+    const out = new Array<SortValue>(this.length);
+    let g = 0;
+    if (this.set) {
+      const dict = this.set.dict;
+      const decoded = Array.from({ length: dict.length }, (_, x) => valueOf(dict, x, c));
+      for (const ids of this.ids) for (let i = 0; i < ids.length; i++) out[g++] = ids[i] === 0 ? null : decoded[ids[i]! - 1]!;
+      return out;
+    }
+    for (const p of this.plain) for (let i = 0; i < p.length; i++) out[g++] = valueOf(p, i, c);
+    return out;
+  }
+}
+
+/** Value i of a packed column for sorting (strings decoded, INT64 as a number when exact, else bigint). */
+export function valueOf(col: PackedColumn, i: number, c: SortColumn): SortValue {
+  if (col.nulls[i]) return null;
+  const s = col.start(i);
+  const dv = col.view();
+  switch (col.type) {
+    case 'BYTE_ARRAY':
+      return c.kind === 'binary' ? col.data.slice(s, col.end(i)) : text.decode(col.data.subarray(s, col.end(i)));
+    case 'INT32':
+      return dv.getInt32(s, true);
+    case 'INT64': {
+      // a number when exact (no BigInt allocated per row); the sort compares both kinds alike
+      const hi = dv.getInt32(s + 4, true);
+      if (hi >= -0x200000 && hi < 0x200000) return hi * 4294967296 + dv.getUint32(s, true);
+      return dv.getBigInt64(s, true);
+    }
+    case 'FLOAT':
+      return dv.getFloat32(s, true);
+    case 'DOUBLE':
+      return dv.getFloat64(s, true);
+    default:
+      return col.data[s] === 1;
+  }
+}
+
+/** Ranks of a held sort field: from its bytes when it allows, else through its values. */
+export function rankHeld(col: HeldColumn, c: SortColumn): { rank: Int32Array; distinct: number } {
+  return col.rank(c) ?? rankValues(col.values(c));
+}
+
+/** The merged rows of a group, field by field (undefined: a field not held, the file name). */
+export class HeldRows {
+  readonly columns: (HeldColumn | undefined)[];
+  readonly chunkRows: number[] = [];
+  rows = 0;
+
+  constructor(types: (ParquetType | undefined)[]) {
+    this.columns = types.map((t) => (t ? new HeldColumn(t) : undefined));
+  }
+
+  /** Appends one merged chunk (its columns by field; those not held are ignored). */
+  append(columns: PackedColumn[]): void {
+    const n = Math.max(0, ...columns.map((c, j) => (this.columns[j] ? c.length : 0)));
+    if (n === 0) return;
+    for (const [j, h] of this.columns.entries()) {
+      if (!h) continue;
+      if (columns[j]!.length !== n) throw new Error(`held chunk of ${n} rows with a column of ${columns[j]!.length}`);
+      h.append(columns[j]!);
+    }
+    this.chunkRows.push(n);
+    this.rows += n;
+  }
+
+  /** (chunk, row in chunk) of the held row each output row takes (perm[i], or i itself). */
+  locate(perm?: Int32Array): { chunk: Int32Array; row: Int32Array } {
+    return locateRows(this.chunkRows, perm);
+  }
+}
+
+/** (chunk, row in chunk) of row perm[i] (or i) of rows held in chunks of these row counts (empty chunks allowed). */
+export function locateRows(chunkRows: readonly number[], perm?: Int32Array): { chunk: Int32Array; row: Int32Array } {
+  const start = new Int32Array(chunkRows.length + 1);
+  for (let k = 0; k < chunkRows.length; k++) start[k + 1] = start[k]! + chunkRows[k]!;
+  const rows = start[chunkRows.length]!;
+  const chunk = new Int32Array(rows);
+  const row = new Int32Array(rows);
+  const last = chunkRows.length - 1;
+  for (let i = 0; i < rows; i++) {
+    const g = perm ? perm[i]! : i;
+    // the chunk holding g: the last start ≤ g (an empty chunk shares its start with the next)
+    let lo = 0;
+    let hi = last;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (start[mid]! <= g) lo = mid;
+      else hi = mid - 1;
+    }
+    chunk[i] = lo;
+    row[i] = g - start[lo]!;
+  }
+  return { chunk, row };
+}

@@ -1,0 +1,174 @@
+// The held fields of a clustering group (held-columns.ts): values appended chunk by chunk as packed
+// bytes (strings of few distinct values as a dictionary, given up past its limit) sort as the
+// reference comparator sort over the values the row path reads (nulls first, UTF-8 byte order, NaN
+// last, -0 = 0, longs exact past 2^53, ties stable), and gathering them in that order gives those
+// values in that order, nulls included; locating rows copes with empty chunks.
+import fc from 'fast-check';
+import type { ParquetType } from 'hyparquet';
+import { describe, expect, it } from 'vitest';
+import { PackedColumn } from '../../src/parquet/packed.ts';
+import { sortedOrder } from '../../src/services/rewrite/cluster-write.ts';
+import type { ClusterJob } from '../../src/services/rewrite/cluster-job.ts';
+import { GatherScratch, HELD_DICTIONARY_LIMIT, HeldColumn, locateRows } from '../../src/services/rewrite/held-columns.ts';
+import { compareValues, type SortColumn, type SortValue } from '../../src/services/rewrite/sort-order.ts';
+
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+
+interface Kind {
+  type: ParquetType;
+  sort: SortColumn['kind'];
+  values: fc.Arbitrary<SortValue>;
+  /** the value as the row path reads it back from the packed bytes */
+  read: (v: SortValue) => SortValue;
+  put: (c: PackedColumn, v: SortValue) => void;
+}
+
+const scratch = new DataView(new ArrayBuffer(8));
+const bytes = new Uint8Array(scratch.buffer);
+const fixed = (w: number, set: (v: SortValue) => void) => (c: PackedColumn, v: SortValue) => {
+  set(v);
+  c.appendBytes(bytes, 0, w);
+};
+
+const kinds: Record<string, Kind> = {
+  string: {
+    type: 'BYTE_ARRAY',
+    sort: 'string',
+    values: fc.oneof(fc.string({ unit: 'binary', maxLength: 4 }), fc.constantFrom('a', 'b', '\uffff', '\u{1F600}', '\ue000')),
+    read: (v) => dec.decode(enc.encode(v as string)),
+    put: (c, v) => c.appendBytes(enc.encode(v as string)),
+  },
+  // many distinct values: the dictionary is given up part-way
+  wide: {
+    type: 'BYTE_ARRAY',
+    sort: 'string',
+    values: fc.integer({ min: 0, max: 3 * HELD_DICTIONARY_LIMIT }).map((k) => `k${k}`),
+    read: (v) => v,
+    put: (c, v) => c.appendBytes(enc.encode(v as string)),
+  },
+  binary: { type: 'BYTE_ARRAY', sort: 'binary', values: fc.uint8Array({ maxLength: 3 }), read: (v) => v, put: (c, v) => c.appendBytes(v as Uint8Array) },
+  long: {
+    type: 'INT64',
+    sort: 'long',
+    values: fc.oneof(fc.bigInt({ min: -(1n << 63n), max: (1n << 63n) - 1n }), fc.bigInt({ min: -5n, max: 5n })),
+    read: (v) => v,
+    put: fixed(8, (v) => scratch.setBigInt64(0, v as bigint, true)),
+  },
+  int: { type: 'INT32', sort: 'int', values: fc.integer({ min: -3, max: 3 }), read: (v) => v, put: fixed(4, (v) => scratch.setInt32(0, v as number, true)) },
+  double: {
+    type: 'DOUBLE',
+    sort: 'double',
+    values: fc.oneof(fc.double(), fc.constantFrom(0, -0, Number.NaN, 1.5)),
+    read: (v) => v,
+    put: fixed(8, (v) => scratch.setFloat64(0, v as number, true)),
+  },
+  float: {
+    type: 'FLOAT',
+    sort: 'float',
+    values: fc.oneof(fc.float(), fc.constantFrom(0, -0, Number.NaN)),
+    read: (v) => Math.fround(v as number),
+    put: fixed(4, (v) => scratch.setFloat32(0, v as number, true)),
+  },
+  boolean: { type: 'BOOLEAN', sort: 'boolean', values: fc.boolean(), read: (v) => v, put: fixed(1, (v) => (bytes[0] = v ? 1 : 0)) },
+};
+
+/** The values as held columns, appended in chunks of the given sizes (the last takes the rest, empty ones too). */
+function hold(kind: Kind, values: SortValue[], sizes: number[]): HeldColumn {
+  const h = new HeldColumn(kind.type);
+  let at = 0;
+  for (const [k, size] of [...sizes, values.length].entries()) {
+    const end = k === sizes.length ? values.length : Math.min(values.length, at + size);
+    const c = new PackedColumn(kind.type, 16);
+    for (; at < end; at++) (values[at] === null ? c.appendNull() : kind.put(c, values[at]!));
+    h.append(c);
+  }
+  return h;
+}
+
+function read(c: PackedColumn, i: number, kind: Kind): SortValue {
+  if (c.nulls[i]) return null;
+  const s = c.start(i);
+  const dv = c.view();
+  switch (kind.type) {
+    case 'BYTE_ARRAY':
+      return kind.sort === 'binary' ? c.data.slice(s, c.end(i)) : dec.decode(c.data.subarray(s, c.end(i)));
+    case 'INT64':
+      return dv.getBigInt64(s, true);
+    case 'INT32':
+      return dv.getInt32(s, true);
+    case 'DOUBLE':
+      return dv.getFloat64(s, true);
+    case 'FLOAT':
+      return dv.getFloat32(s, true);
+    default:
+      return c.data[s] === 1;
+  }
+}
+
+describe('held fields', () => {
+  it('sort (ranked from the packed bytes) = comparator sort; gather gives the values in that order', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom(...Object.keys(kinds)), { minLength: 1, maxLength: 3 }),
+        fc.integer({ min: 0, max: 300 }),
+        fc.array(fc.integer({ min: 0, max: 80 }), { maxLength: 6 }),
+        fc.integer(),
+        (names, n, sizes, seed) => {
+          const ks = names.map((k) => kinds[k]!);
+          const data = ks.map((k, c) => fc.sample(fc.option(k.values, { nil: null, freq: 4 }), { numRuns: n, seed: seed + c }));
+          const held = ks.map((k, c) => hold(k, data[c]!, sizes));
+          const seen = data.map((d, c) => d.map((v) => (v === null ? null : ks[c]!.read(v))));
+          const columns: SortColumn[] = ks.map((k, i) => ({ name: `c${i}`, index: i, kind: k.sort }));
+          const job = { layout: 'linear' } as ClusterJob;
+          const perm = sortedOrder(job, columns, n, (c) => held[c.index]!);
+          const want = Array.from({ length: n }, (_, i) => i).sort((x, y) => {
+            for (const d of seen) {
+              const r = compareValues(d[x]!, d[y]!);
+              if (r !== 0) return r;
+            }
+            return x - y;
+          });
+          expect([...perm]).toEqual(want);
+          const chunkRows = sizes.reduce<number[]>((acc, s) => [...acc, Math.min(s, n - acc.reduce((a, b) => a + b, 0))], []);
+          chunkRows.push(n - chunkRows.reduce((a, b) => a + b, 0));
+          const src = locateRows(chunkRows, perm);
+          const gs = new GatherScratch();
+          for (const [c, h] of held.entries()) {
+            // the whole order, then a middle range of it
+            const all = h.gather(src.chunk, src.row, 0, n, true, gs).col;
+            expect(Array.from({ length: n }, (_, i) => read(all, i, ks[c]!))).toEqual(want.map((i) => seen[c]![i]));
+            const from = Math.floor(n / 3);
+            const to = Math.max(from, n - 1);
+            const part = h.gather(src.chunk, src.row, from, to, false, gs).col;
+            expect(Array.from({ length: part.length }, (_, i) => read(part, i, ks[c]!))).toEqual(want.slice(from, to).map((i) => seen[c]![i]));
+            expect(part.nullCount).toBe(want.slice(from, to).filter((i) => seen[c]![i] === null).length);
+          }
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
+  it('strings of few distinct values are held as a dictionary, given up past its limit', () => {
+    const few = hold(kinds.string!, ['a', 'b', null, 'a'], [2]);
+    expect(few.isDictionary).toBe(true);
+    const n = 2 * HELD_DICTIONARY_LIMIT;
+    const values = Array.from({ length: n }, (_, i) => (i % 97 === 0 ? null : `v${(i * 7919) % n}`));
+    const many = hold(kinds.wide!, values, [100, 5000]);
+    expect(many.isDictionary).toBe(false);
+    expect(many.length).toBe(n);
+    const perm = sortedOrder({ layout: 'linear' } as ClusterJob, [{ name: 'w', index: 0, kind: 'string' }], n, () => many);
+    const want = Array.from({ length: n }, (_, i) => i).sort((x, y) => compareValues(values[x]!, values[y]!) || x - y);
+    expect([...perm]).toEqual(want);
+    const src = locateRows([100, 5000, n - 5100], perm);
+    const all = many.gather(src.chunk, src.row, 0, n, true, new GatherScratch()).col;
+    expect(Array.from({ length: n }, (_, i) => read(all, i, kinds.wide!))).toEqual(want.map((i) => values[i]));
+  });
+
+  it('locateRows: rows of empty chunks belong to the next non-empty one', () => {
+    const { chunk, row } = locateRows([0, 2, 0, 0, 3, 0], Int32Array.from([4, 0, 1, 2, 3]));
+    expect([...chunk]).toEqual([4, 1, 1, 4, 4]);
+    expect([...row]).toEqual([2, 0, 1, 0, 1]);
+  });
+});
