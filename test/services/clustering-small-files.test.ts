@@ -6,14 +6,13 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { mergeConfigFromProperties } from '../../src/merge/index.ts';
-import { runClustering, scheduleClustering, tableWriterSchema } from '../../src/services/index.ts';
+import { runClustering, scheduleClustering } from '../../src/services/index.ts';
 import { clusterGroup, type ClusterJob } from '../../src/services/rewrite/cluster-op.ts';
 import { hilbertKey, javaIntHashMapOrder, sortPermutation, type SortColumn } from '../../src/services/rewrite/sort-order.ts';
 import { LocalStorage } from '../../src/storage/index.ts';
-import { loadFileSystemView, openTable, viewTimelineOf } from '../../src/table/index.ts';
+import { loadFileSystemView, openTable } from '../../src/table/index.ts';
 import { generateSmallFilesTable } from '../support/small-files.ts';
-import { captureBefore, checkAfter } from './support/clustering-check.ts';
+import { captureBefore, checkAfter, clusterJobOf } from './support/clustering-check.ts';
 
 const OPTS = { clockSkewMs: 1 };
 
@@ -68,27 +67,8 @@ describe('clustering tables of many small files', () => {
     await checkAfter(base2, before2, s2, r2, ['ts']);
   });
 
-  const jobOf = async (base: string, partition: string, o: Partial<ClusterJob>): Promise<ClusterJob> => {
-    const table = await openTable(base);
-    const view = await loadFileSystemView(table);
-    const vt = await viewTimelineOf(table);
-    return {
-      partition,
-      instant: '20260101000000000',
-      slices: view.latestFileSlices(partition).map((s) => ({ fileId: s.fileId, baseFile: { path: s.baseFile!.path, size: s.baseFile!.size }, logFiles: s.logFiles.map((l) => ({ path: l.path, size: l.size })) })),
-      writerSchema: await tableWriterSchema(table),
-      config: mergeConfigFromProperties(Object.fromEntries(table.config.props)),
-      committed: { completed: vt.completedInstants.map((i) => i.requestedTime), first: vt.firstActiveInstant },
-      rowGroupSize: 300,
-      sortColumns: ['city', 'qty'],
-      layout: 'linear',
-      fileIdPrefixes: ['11111111-2222-3333-4444-555555555555', '66666666-7777-8888-9999-000000000000'],
-      firstTask: 0,
-      targetFileMaxBytes: 1 << 30,
-      withKeys: true,
-      ...o,
-    };
-  };
+  const jobOf = (base: string, partition: string, o: Partial<ClusterJob>) => clusterJobOf(base, partition, { rowGroupSize: 300, sortColumns: ['city', 'qty'], ...o });
+
   const sameAsRows = async (job: ClusterJob): Promise<void> => {
     const storage = new LocalStorage();
     const packed = await clusterGroup(storage, job);

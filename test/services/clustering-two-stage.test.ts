@@ -6,15 +6,14 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { mergeConfigFromProperties } from '../../src/merge/index.ts';
-import { runClustering, scheduleClustering, tableWriterSchema } from '../../src/services/index.ts';
+import { runClustering, scheduleClustering } from '../../src/services/index.ts';
 import { clusterGroup, type ClusterJob, type ClusterOutput } from '../../src/services/rewrite/cluster-op.ts';
 import { clusterJob } from '../../src/services/rewrite/worker-run.ts';
 import { LocalStorage } from '../../src/storage/index.ts';
-import { loadFileSystemView, openTable, viewTimelineOf } from '../../src/table/index.ts';
+import { openTable } from '../../src/table/index.ts';
 import { bundleForTest } from '../support/bundle.ts';
 import { generateSmallFilesTable } from '../support/small-files.ts';
-import { captureBefore, checkAfter } from './support/clustering-check.ts';
+import { captureBefore, checkAfter, clusterJobOf } from './support/clustering-check.ts';
 
 let url: URL;
 
@@ -28,27 +27,7 @@ function fresh(o: Parameters<typeof generateSmallFilesTable>[1]): string {
   return base;
 }
 
-async function jobOf(base: string, o: Partial<ClusterJob>): Promise<ClusterJob> {
-  const table = await openTable(base);
-  const view = await loadFileSystemView(table);
-  const vt = await viewTimelineOf(table);
-  return {
-    partition: 'p',
-    instant: '20260101000000000',
-    slices: view.latestFileSlices('p').map((s) => ({ fileId: s.fileId, baseFile: { path: s.baseFile!.path, size: s.baseFile!.size }, logFiles: s.logFiles.map((l) => ({ path: l.path, size: l.size })) })),
-    writerSchema: await tableWriterSchema(table),
-    config: mergeConfigFromProperties(Object.fromEntries(table.config.props)),
-    committed: { completed: vt.completedInstants.map((i) => i.requestedTime), first: vt.firstActiveInstant },
-    rowGroupSize: 250,
-    sortColumns: ['city', 'ts'],
-    layout: 'linear',
-    fileIdPrefixes: ['11111111-2222-3333-4444-555555555555', '66666666-7777-8888-9999-000000000000'],
-    firstTask: 0,
-    targetFileMaxBytes: 1 << 30,
-    withKeys: true,
-    ...o,
-  };
-}
+const jobOf = (base: string, o: Partial<ClusterJob>) => clusterJobOf(base, 'p', { rowGroupSize: 250, sortColumns: ['city', 'ts'], ...o });
 
 function expectSame(got: ClusterOutput, want: ClusterOutput): void {
   expect(got.path).toBe(want.path);

@@ -5,10 +5,13 @@ import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { expect } from 'vitest';
 import { readRecordIndex } from '../../../src/mdt/index.ts';
-import type { ClusteringRunResult, ClusteringScheduleResult } from '../../../src/services/index.ts';
+import { mergeConfigFromProperties } from '../../../src/merge/index.ts';
+import { tableWriterSchema, type ClusteringRunResult, type ClusteringScheduleResult } from '../../../src/services/index.ts';
+import type { ClusterJob } from '../../../src/services/rewrite/cluster-op.ts';
+import { committedInstantsOf } from '../../../src/services/rewrite/inputs.ts';
 import { LocalStorage } from '../../../src/storage/index.ts';
 import { parseInstantTime } from '../../../src/util/instant-time.ts';
-import { loadFileSystemView, openTable } from '../../../src/table/index.ts';
+import { loadFileSystemView, openTable, viewTimelineOf } from '../../../src/table/index.ts';
 import { comparable, logicalTypes, snapshotRows } from './snapshot.ts';
 
 export interface Before {
@@ -116,4 +119,24 @@ export async function checkAfter(base: string, before: Before, s: ClusteringSche
   } finally {
     con.closeSync();
   }
+}
+
+/** A clustering job over every latest slice of `partition`, as execute builds one (two outputs' file id prefixes), with `o` over it. */
+export async function clusterJobOf(base: string, partition: string, o: Partial<ClusterJob> & Pick<ClusterJob, 'rowGroupSize' | 'sortColumns'>): Promise<ClusterJob> {
+  const table = await openTable(base);
+  const view = await loadFileSystemView(table);
+  return {
+    partition,
+    instant: '20260101000000000',
+    slices: view.latestFileSlices(partition).map((s) => ({ fileId: s.fileId, baseFile: { path: s.baseFile!.path, size: s.baseFile!.size }, logFiles: s.logFiles.map((l) => ({ path: l.path, size: l.size })) })),
+    writerSchema: await tableWriterSchema(table),
+    config: mergeConfigFromProperties(Object.fromEntries(table.config.props)),
+    committed: committedInstantsOf(await viewTimelineOf(table)),
+    layout: 'linear',
+    fileIdPrefixes: ['11111111-2222-3333-4444-555555555555', '66666666-7777-8888-9999-000000000000'],
+    firstTask: 0,
+    targetFileMaxBytes: 1 << 30,
+    withKeys: true,
+    ...o,
+  };
 }
