@@ -18,6 +18,7 @@ import { avroToParquetSchema, hoodieMetaValues, withHoodieMetaFields, writeHoodi
 import { mergeToParquet, type MergeJob, type MergeOutput } from '../../src/services/rewrite/merge-op.ts';
 import { mergeJob } from '../../src/services/rewrite/worker-run.ts';
 import { fileGroupThreadsFor } from '../../src/services/compaction/execute.ts';
+import { ThreadBudget } from '../../src/services/rewrite/worker-run.ts';
 import { runCompaction, scheduleCompaction } from '../../src/services/index.ts';
 import { LocalStorage } from '../../src/storage/index.ts';
 import { openTable } from '../../src/table/index.ts';
@@ -231,6 +232,20 @@ describe('when a file group takes two threads', () => {
     expect(fileGroupThreadsFor(1, false, 1)).toBe(1);
     expect(fileGroupThreadsFor(2, false, 4)).toBe(2);
     expect(fileGroupThreadsFor(2, true, 4)).toBe(1);
+  });
+
+  it('ThreadBudget keeps that rule over a run: the second thread is given back, a fixed count still counts as running', () => {
+    const b = new ThreadBudget(2);
+    const first = b.claim();
+    expect(first).toBe(2);
+    expect(b.claim()).toBe(1); // two running, and the first encodes here
+    b.release(1);
+    b.release(first);
+    expect(b.claim(1)).toBe(1);
+    expect(b.claim()).toBe(1); // two running on two cores
+    b.release(1);
+    b.release(1);
+    expect(b.claim()).toBe(2); // alone again, nobody encoding here
   });
 });
 

@@ -5,7 +5,6 @@
 // column_stats, record_index) and the completed `replacecommit` listing every input file id in
 // partitionToReplaceFileIds (JSON on layout 1, Avro `<t>_<ct>.replacecommit` on layout 2).
 import { randomUUID } from 'node:crypto';
-import { availableParallelism } from 'node:os';
 import { TblError } from '../../errors/index.ts';
 import { mergeConfigFromProperties } from '../../merge/index.ts';
 import { encodeCommitMetadataAvro, encodeCommitMetadataJson, newWriteStat, type CommitMetadata, type WriteStat } from '../../metadata/index.ts';
@@ -17,7 +16,7 @@ import { rollbackInflightPlan, type RollbackResult } from '../compaction/rollbac
 import { prepareMetadataTable, type RecordLocations } from '../mdt-sync.ts';
 import { committedInstantsOf, tableWriterSchema } from '../rewrite/inputs.ts';
 import { cleanupCompleted, mapUntilFailure, runClaimed, type ClaimOutcome } from '../claimed.ts';
-import { clusterJob, fileGroupThreadsFor } from '../rewrite/worker-run.ts';
+import { clusterJob, ThreadBudget } from '../rewrite/worker-run.ts';
 import type { RewriteRunOptions } from '../rewrite/run-options.ts';
 import type { ClusterJob } from '../rewrite/cluster-op.ts';
 import type { Layout } from '../rewrite/sort-order.ts';
@@ -197,9 +196,8 @@ async function execute(c: Claim, opts: ClusteringRunOptions, started: number): P
   const slices = c.inputs.groups.flatMap((g) => g.slices);
   const inputBytes = slices.reduce((n, s) => n + (s.baseFile?.size ?? 0) + s.logFiles.reduce((m, l) => m + l.size, 0), 0);
   opts.onStart?.({ instant, groups: c.inputs.groups.length, fileGroups: slices.length, inputBytes });
-  // groups clustering now, and whether one has this thread encode its fields
-  let running = 0;
-  let encodingHere = false;
+  // two threads per group only when asked (opt-in), and then by the same rule as compaction's
+  const budget = new ThreadBudget();
   const settled = await mapUntilFailure(
     c.inputs.groups,
     opts.parallelism ?? 2,
@@ -225,12 +223,9 @@ async function execute(c: Claim, opts: ClusteringRunOptions, started: number): P
         mergePath: opts.mergePath,
       };
       const writeStart = Date.now();
-      running++;
-      const threads = opts.fileGroupThreads === 2 ? fileGroupThreadsFor(running, encodingHere, availableParallelism()) : 1;
-      if (threads === 2) encodingHere = true;
+      const threads = budget.claim(opts.fileGroupThreads === 2 ? undefined : 1);
       const out = await clusterJob(table.storage, job, { mode: opts.fileGroupWorkers ?? 'auto', url: opts.workerUrl, threads }, abort.signal).finally(() => {
-        running--;
-        if (threads === 2) encodingHere = false;
+        budget.release(threads);
       });
       abort.signal.throwIfAborted();
       if (deadline !== undefined && Date.now() > deadline) throw maxDurationError(instant, opts.maxDurationMs);

@@ -1,7 +1,6 @@
 // `compaction run`: claim a pending plan under the lock (rolling back an attempt whose heartbeat
 // expired), requested → inflight, merge every operation's slice into a new base file (marker first),
 // then, under the lock again, the completed `commit` (JSON on layout 1, Avro `<t>_<ct>.commit` on layout 2).
-import { availableParallelism } from 'node:os';
 import { TblError } from '../../errors/index.ts';
 import { formatBaseFileName, formatWriteToken } from '../../fs-view/index.ts';
 import { mergeConfigFromProperties, type MergeConfig } from '../../merge/index.ts';
@@ -25,7 +24,7 @@ import { checkCompactionInputs, type CompactionInputs, type ResolvedOperation } 
 import { METRICS } from './plan.ts';
 import { rollbackInflightCompaction, type RollbackResult } from './rollback.ts';
 import type { CommittedInstants } from '../rewrite/merge-op.ts';
-import { fileGroupThreadsFor, mergeJob } from '../rewrite/worker-run.ts';
+import { fileGroupThreadsFor, mergeJob, ThreadBudget } from '../rewrite/worker-run.ts';
 import type { RewriteRunOptions } from '../rewrite/run-options.ts';
 export { fileGroupThreadsFor };
 
@@ -141,10 +140,8 @@ interface OpContext {
   deadline?: number;
   /** aborted when any file group fails: the others must not write after the attempt is given back */
   abort: AbortController;
-  /** file groups merging now */
-  running: number;
-  /** a file group's rows are being encoded on this thread (it has one thread to give) */
-  encodingHere: boolean;
+  /** which file group may encode on this thread (it has one thread to give) */
+  threads: ThreadBudget;
 }
 
 
@@ -174,12 +171,9 @@ async function compactOperation(ctx: OpContext, r: ResolvedOperation, index: num
   // merge and encode (the memory-heavy part) run in a worker when possible, the encoding on this
   // thread while it and a core are free; markers and the atomic write stay here, so hooks, ownership
   // and crash behaviour do not depend on where it ran
-  ctx.running++;
-  const threads = ctx.opts.fileGroupThreads ?? fileGroupThreadsFor(ctx.running, ctx.encodingHere, availableParallelism());
-  if (threads === 2) ctx.encodingHere = true;
+  const threads = ctx.threads.claim(ctx.opts.fileGroupThreads);
   const file = await mergeJob(storage, job, { mode: ctx.opts.fileGroupWorkers ?? 'auto', url: ctx.opts.workerUrl, threads }, ctx.abort.signal).finally(() => {
-    ctx.running--;
-    if (threads === 2) ctx.encodingHere = false;
+    ctx.threads.release(threads);
   });
   ctx.abort.signal.throwIfAborted();
   const s = file.stats;
@@ -259,8 +253,7 @@ async function execute(c: Claim, opts: RunOptions, started: number): Promise<Run
     opts,
     deadline: opts.maxDurationMs !== undefined ? started + opts.maxDurationMs : undefined,
     abort: new AbortController(),
-    running: 0,
-    encodingHere: false,
+    threads: new ThreadBudget(),
   };
   opts.onStart?.({ instant, fileGroups: ops.length, inputBytes: ops.reduce((n, o) => n + (o.baseFile?.size ?? 0) + o.logFiles.reduce((m, f) => m + f.size, 0), 0) });
   // On the first failure: start no more file groups, stop the running ones, and wait until all have

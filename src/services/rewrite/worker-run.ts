@@ -1,6 +1,7 @@
 // Main-thread side of the compaction worker: one Worker per file group, its heap capped from the
 // group's input size so V8 collects early instead of letting the heap grow to hundreds of MB before
 // its first full GC (issue 6: peak RSS ≤ 2 × slice + 300 MB).
+import { availableParallelism } from 'node:os';
 import { MessageChannel, Worker } from 'node:worker_threads';
 import { TblError } from '../../errors/index.ts';
 import type { Storage } from '../../storage/index.ts';
@@ -43,6 +44,26 @@ export function heapLimitsFor(inputBytes: number): { maxOldGenerationSizeMb: num
  */
 export function fileGroupThreadsFor(running: number, encodingHere: boolean, cores: number): 1 | 2 {
   return !encodingHere && running < cores ? 2 : 1;
+}
+
+/** The rule above kept for one run: how many groups run now and whether one encodes on this thread. */
+export class ThreadBudget {
+  private running = 0;
+  private encodingHere = false;
+  constructor(private readonly cores = availableParallelism()) {}
+
+  /** Threads for a group starting now (`fixed`: that many, counted all the same); give them back with release. */
+  claim(fixed?: 1 | 2): 1 | 2 {
+    this.running++;
+    const threads = fixed ?? fileGroupThreadsFor(this.running, this.encodingHere, this.cores);
+    if (threads === 2) this.encodingHere = true;
+    return threads;
+  }
+
+  release(threads: 1 | 2): void {
+    this.running--;
+    if (threads === 2) this.encodingHere = false;
+  }
 }
 
 /** Run from sources (vitest) there is no loader a worker could use for the .ts files: no default worker. */
