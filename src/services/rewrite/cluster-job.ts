@@ -1,9 +1,8 @@
 // A clustering group's job as the planner hands it over (structured-cloneable, for a worker thread),
 // what clustering it returns, and the layout of its output files.
 import { formatBaseFileName, formatWriteToken } from '../../fs-view/index.ts';
-import type { MergeConfig, MergeStats } from '../../merge/index.ts';
-import type { AvroRecordSchema, ParquetCodec } from '../../parquet/write.ts';
-import type { CommittedInstants, MergeJob } from './merge-op.ts';
+import type { MergeStats } from '../../merge/index.ts';
+import type { MergeJob, RewriteJobBase } from './merge-op.ts';
 import type { Layout } from './sort-order.ts';
 
 export interface ClusterSlice {
@@ -12,16 +11,8 @@ export interface ClusterSlice {
   logFiles: { path: string; size: number }[];
 }
 
-export interface ClusterJob {
-  partition: string;
-  instant: string;
+export interface ClusterJob extends RewriteJobBase {
   slices: ClusterSlice[];
-  writerSchema: AvroRecordSchema;
-  config: MergeConfig;
-  committed: CommittedInstants;
-  codec?: ParquetCodec;
-  gzipLevel?: number;
-  rowGroupSize: number;
   sortColumns: string[];
   layout: Layout;
   /** one fresh file id prefix (a UUID) per output file group of the plan's group */
@@ -31,8 +22,6 @@ export interface ClusterJob {
   targetFileMaxBytes: number;
   /** also return each file's record keys (for the record index) */
   withKeys?: boolean;
-  /** 'rows' forces the row path; default: packed when every slice allows it */
-  mergePath?: 'auto' | 'rows';
 }
 
 export interface ClusterFile {

@@ -21,14 +21,10 @@ export function isCommittedBy(c: CommittedInstants): (t: string) => boolean {
   return (t) => done.has(t) || (c.first !== undefined && t < c.first);
 }
 
-export interface MergeJob {
+/** What every rewrite job (compaction's file group, clustering's group) is written with. */
+export interface RewriteJobBase {
   partition: string;
-  fileId: string;
-  baseFile?: { path: string; size: number };
-  logFiles: { path: string; size: number }[];
   instant: string;
-  index: number;
-  fileName: string;
   writerSchema: AvroRecordSchema;
   config: MergeConfig;
   committed: CommittedInstants;
@@ -38,6 +34,14 @@ export interface MergeJob {
   rowGroupSize: number;
   /** 'rows' forces the row path (the reference the packed path is tested against); default: packed when it can */
   mergePath?: 'auto' | 'rows';
+}
+
+export interface MergeJob extends RewriteJobBase {
+  fileId: string;
+  baseFile?: { path: string; size: number };
+  logFiles: { path: string; size: number }[];
+  index: number;
+  fileName: string;
 }
 
 export interface MergeOutput {
