@@ -183,12 +183,12 @@ export function confineStorage(storage: Storage, root: string): Storage {
     };
   }
   if (storage.deleteEach) {
-    confined.deleteEach = async (paths) => {
+    confined.deleteEach = async (paths, opts) => {
       for (const p of paths) {
         if (p === root) throw new TblError('bug', `refused to delete the table root ${storage.uri(root)}`);
         await check('delete', p);
       }
-      return storage.deleteEach!(paths);
+      return storage.deleteEach!(paths, opts);
     };
   }
   if (s.pathOfUri) (confined as ConfinableStorage).pathOfUri = (u) => s.pathOfUri!(u);

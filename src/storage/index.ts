@@ -1,4 +1,4 @@
-export type { Storage, FileStatus, ContentSummary, DeleteOptions, ListOptions } from './types.ts';
+export type { Storage, FileStatus, ContentSummary, DeleteEachOptions, DeleteOptions, ListOptions } from './types.ts';
 export { LocalStorage, makePrivateTempDir, writePrivateFile } from './local.ts';
 export { resolveLocation, type Location, type StorageOptions } from './resolve.ts';
 export { mapLimit, readEach, deleteEach } from './parallel.ts';

@@ -2,8 +2,8 @@ import * as fs from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { STORAGE_ERROR_WORDS, StorageError, type StorageErrorCode } from '../errors/index.ts';
-import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync, unlinkSync } from 'node:fs';
-import type { ContentSummary, DeleteOptions, FileStatus, ListOptions, Storage } from './types.ts';
+import { close as closeFd, closeSync, constants as fsConstants, openSync, readdirSync, readFileSync, readSync, statSync, unlinkSync } from 'node:fs';
+import type { ContentSummary, DeleteEachOptions, DeleteOptions, FileStatus, ListOptions, Storage } from './types.ts';
 
 function codeOf(e: unknown): StorageErrorCode {
   switch ((e as NodeJS.ErrnoException)?.code) {
@@ -333,19 +333,42 @@ export class LocalStorage implements Storage {
     }
   }
 
-  /** Synchronous unlinks, in order: no thread-pool hop per file (archival deletes 30,000 timeline files). */
-  async deleteEach(paths: readonly string[]): Promise<boolean[]> {
+  /**
+   * Synchronous unlinks, in order: no thread-pool hop per file (archival deletes 30,000 timeline files).
+   * With `releaseInParallel` each file is opened first and closed after its unlink, on the thread pool:
+   * the names still go one by one in order (what a crash can observe), while the inode's block freeing —
+   * most of an unlink's cost for a file with data on ext4 — runs in parallel at the close.
+   */
+  async deleteEach(paths: readonly string[], opts: DeleteEachOptions = {}): Promise<boolean[]> {
     const out: boolean[] = [];
-    for (const p of paths) {
-      try {
-        unlinkSync(p);
-        out.push(true);
-      } catch (e) {
-        const code = (e as NodeJS.ErrnoException)?.code;
-        if (code === 'ENOENT') out.push(false);
-        else if (code === 'EISDIR' || code === 'EPERM' || code === 'EACCES') out.push(await this.delete(p));
-        else throw fail('delete', p, e);
+    const closer = opts.releaseInParallel ? new Closer() : undefined;
+    try {
+      for (let i = 0; i < paths.length; i += HELD_CHUNK) {
+        const chunk = paths.slice(i, i + HELD_CHUNK);
+        const fds = closer ? chunk.map(openToRelease) : [];
+        let k = 0;
+        try {
+          for (; k < chunk.length; k++) {
+            const p = chunk[k]!;
+            try {
+              unlinkSync(p);
+              out.push(true);
+            } catch (e) {
+              const code = (e as NodeJS.ErrnoException)?.code;
+              if (code === 'ENOENT') out.push(false);
+              else if (code === 'EISDIR' || code === 'EPERM' || code === 'EACCES') out.push(await this.delete(p));
+              else throw fail('delete', p, e);
+            }
+            if (fds[k] !== undefined) closer!.close(fds[k]!);
+          }
+        } finally {
+          // a failure part way: the chunk's files not reached keep their names; release them too
+          for (; k < fds.length; k++) if (fds[k] !== undefined) closer!.close(fds[k]!);
+        }
+        await closer?.below(HELD_MAX);
       }
+    } finally {
+      await closer?.below(1);
     }
     return out;
   }
@@ -390,6 +413,51 @@ export class LocalStorage implements Storage {
   }
 
   async close(): Promise<void> {}
+}
+
+/** deleteEach releaseInParallel: files opened per round, closes in flight, open descriptors at most */
+const HELD_CHUNK = 256;
+const HELD_CLOSERS = 8;
+const HELD_MAX = 1024;
+
+/** An fd that keeps the inode alive past its unlink, or undefined (missing, a symlink, unreadable: plain unlink). */
+function openToRelease(path: string): number | undefined {
+  try {
+    return openSync(path, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Closes descriptors on the thread pool, HELD_CLOSERS at a time (the kernel frees an unlinked inode's blocks at its last close). */
+class Closer {
+  private readonly queue: number[] = [];
+  private running = 0;
+  private waiters: (() => void)[] = [];
+
+  close(fd: number): void {
+    this.queue.push(fd);
+    if (this.running < HELD_CLOSERS) this.run();
+  }
+
+  /** Resolves once fewer than `n` descriptors are still open. */
+  async below(n: number): Promise<void> {
+    while (this.queue.length + this.running >= n) await new Promise<void>((r) => this.waiters.push(r));
+  }
+
+  private run(): void {
+    const fd = this.queue.shift();
+    if (fd === undefined) return;
+    this.running++;
+    // a close error on a read-only descriptor of an unlinked file has nothing left to report
+    closeFd(fd, () => {
+      this.running--;
+      const w = this.waiters;
+      this.waiters = [];
+      for (const r of w) r();
+      this.run();
+    });
+  }
 }
 
 /**

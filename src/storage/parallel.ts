@@ -1,4 +1,4 @@
-import type { Storage } from './types.ts';
+import type { DeleteEachOptions, Storage } from './types.ts';
 
 /** Maps with at most `limit` promises in flight, keeping input order in the result. */
 export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T, i: number) => Promise<R>): Promise<R[]> {
@@ -27,8 +27,8 @@ export function readEach<T>(storage: Storage, paths: readonly string[], limit: n
  * Deletes files in order (Storage.deleteEach when the backend has it, else delete one at a time, or
  * with `limit` in flight when the order does not matter). False where nothing was there.
  */
-export async function deleteEach(storage: Storage, paths: readonly string[], opts: { ordered: boolean; limit?: number }): Promise<boolean[]> {
-  if (storage.deleteEach) return storage.deleteEach(paths);
+export async function deleteEach(storage: Storage, paths: readonly string[], opts: { ordered: boolean; limit?: number } & DeleteEachOptions): Promise<boolean[]> {
+  if (storage.deleteEach) return storage.deleteEach(paths, { releaseInParallel: opts.releaseInParallel });
   if (opts.ordered) {
     const out: boolean[] = [];
     for (const p of paths) out.push(await storage.delete(p));

@@ -26,6 +26,14 @@ export interface ListOptions {
   lazyStatus?: boolean;
 }
 
+export interface DeleteEachOptions {
+  /**
+   * The files hold data and there are many: a backend may release their space after the names are gone
+   * and in parallel, as long as the names go in order (local: held open, closed on the thread pool).
+   */
+  releaseInParallel?: boolean;
+}
+
 export interface DeleteOptions {
   recursive?: boolean;
 }
@@ -71,7 +79,7 @@ export interface Storage {
    * rely on the order), false where nothing was there. Use deleteEach() from this module, which falls
    * back to delete.
    */
-  deleteEach?(paths: readonly string[]): Promise<boolean[]>;
+  deleteEach?(paths: readonly string[], opts?: DeleteEachOptions): Promise<boolean[]>;
   mkdirs(path: string): Promise<void>;
   contentSummary(path: string): Promise<ContentSummary>;
   close(): Promise<void>;

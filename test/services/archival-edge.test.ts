@@ -105,9 +105,9 @@ describe('deleting the archived instants from the active timeline (deleteArchive
       this.deleted.push(path);
       return super.delete(path, opts);
     }
-    override async deleteEach(paths: readonly string[]): Promise<boolean[]> {
+    override async deleteEach(paths: readonly string[], opts?: Parameters<LocalStorage['deleteEach']>[1]): Promise<boolean[]> {
       this.deleted.push(...paths);
-      return super.deleteEach(paths);
+      return super.deleteEach(paths, opts);
     }
   }
 

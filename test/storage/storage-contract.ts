@@ -227,6 +227,15 @@ export function storageContract(name: string, factory: () => Promise<ContractFix
       expect((await s.list(d)).map((f) => f.name)).toEqual(['b']);
     });
 
+    it('deleteEach releaseInParallel → the same answers', async () => {
+      if (!s.deleteEach) return;
+      const d = await dir();
+      for (const n of ['a', 'b', 'c']) await s.writeNew(`${d}/${n}`, enc(n.repeat(5000)));
+      await s.mkdirs(`${d}/e`);
+      expect(await s.deleteEach([`${d}/a`, `${d}/missing`, `${d}/c`, `${d}/e`], { releaseInParallel: true })).toEqual([true, false, true, true]);
+      expect((await s.list(d)).map((f) => f.name)).toEqual(['b']);
+    });
+
     it('mkdirs → nested and idempotent; over a file → already-exists', async () => {
       const d = await dir();
       await s.mkdirs(`${d}/a/b/c`);

@@ -429,7 +429,7 @@ export async function deleteActiveFiles(
   await opts.onPoint('after-first-completed-deleted');
   for (let k = 1; k < completed.length; k += 1000) {
     const chunk = completed.slice(k, k + 1000);
-    n += count(await deleteEach(storage, chunk, { ordered: true }));
+    n += count(await deleteEach(storage, chunk, { ordered: true, releaseInParallel: true }));
     opts.onDeleted?.(chunk.length);
     await opts.keepAlive();
   }
