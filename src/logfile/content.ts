@@ -110,9 +110,22 @@ const BigLongType = avro.types.LongType.__with({
   isValid: (v: unknown) => (typeof v === 'bigint' ? v >= -(1n << 63n) && v < 1n << 63n : typeof v === 'number' && Number.isInteger(v) && Math.abs(v) < 2 ** 63),
   compare: (a: number | bigint, b: number | bigint) => (a < b ? -1 : a > b ? 1 : 0),
 });
-// the same type reading straight from the tap (avsc's frozen type unpacks every value into a fresh
-// 8-byte buffer, three times the decode time of a record of longs)
-const LongType = Object.create(BigLongType, { _read: { value: readLongExact } }) as avro.Type;
+type Tap = { writeLong(n: number): void };
+const FLOAT_EXACT = 2 ** 52;
+// the same type reading and writing straight from and to the tap (avsc's frozen type packs every value
+// through a fresh 8-byte buffer: three times the decode time of a record of longs, and on the write
+// side an allocation and a bigint per long); bigints and unsafe numbers keep the exact path
+const bigWrite = (BigLongType as unknown as { _write(tap: Tap, v: unknown): void })._write;
+const LongType = Object.create(BigLongType, {
+  _read: { value: readLongExact },
+  _write: {
+    value(this: unknown, tap: Tap, v: unknown) {
+      // avsc's writeLong doubles the value in floats: exact while |v| <= 2^52
+      if (typeof v === 'number' && Number.isInteger(v) && v >= -FLOAT_EXACT && v <= FLOAT_EXACT) tap.writeLong(v);
+      else bigWrite.call(this, tap, v);
+    },
+  },
+}) as avro.Type;
 
 const typeCache = new Map<string, avro.Type>();
 

@@ -96,24 +96,31 @@ function schemaString(schema: string | object): string {
 /** Avro data block content: int32 version 3 | int32 count | (int32 length | Avro binary datum)*. */
 export function encodeAvroDataContent(schema: string | object, records: readonly Record<string, unknown>[]): Uint8Array {
   const type = avroTypeFor(schemaString(schema));
-  const datums = records.map((r, i) => {
-    try {
-      return type.toBuffer(r);
-    } catch (e) {
-      throw new TblError('logfile', `record ${i} does not match the block schema: ${(e as Error).message}`, { cause: e });
+  // encoded in place (avsc's toBuffer writes every datum over 1 kB twice, then copies it)
+  let out = Buffer.allocUnsafeSlow(8 + records.length * 256);
+  let o = 8;
+  records.forEach((r, i) => {
+    for (;;) {
+      let end: number;
+      try {
+        end = type.encode(r, out, o + 4);
+      } catch (e) {
+        throw new TblError('logfile', `record ${i} does not match the block schema: ${(e as Error).message}`, { cause: e });
+      }
+      if (end >= 0) {
+        out.writeInt32BE(end - o - 4, o);
+        o = end;
+        return;
+      }
+      // end is minus the bytes missing
+      const grown = Buffer.allocUnsafeSlow(Math.max(out.length * 2, out.length - end + 1024));
+      out.copy(grown, 0, 0, o);
+      out = grown;
     }
   });
-  const out = new Uint8Array(8 + datums.reduce((n, d) => n + 4 + d.length, 0));
-  const dv = new DataView(out.buffer);
-  dv.setInt32(0, LOG_BLOCK_CONTENT_VERSION);
-  dv.setInt32(4, datums.length);
-  let o = 8;
-  for (const d of datums) {
-    dv.setInt32(o, d.length);
-    out.set(d, o + 4);
-    o += 4 + d.length;
-  }
-  return out;
+  out.writeInt32BE(LOG_BLOCK_CONTENT_VERSION, 0);
+  out.writeInt32BE(records.length, 4);
+  return out.subarray(0, o);
 }
 
 export interface AvroDataBlockOptions {
