@@ -5,7 +5,7 @@
 // codec-matched (DuckDB's default SNAPPY against clustering with SNAPPY, DuckDB GZIP against
 // clustering's default GZIP), each in its own process. Never asserted.
 // Usage: node bench/clustering.mjs  (env BENCH_FILES=20, BENCH_ROWS=1000000, BENCH_RUNS=3,
-//        BENCH_WORKERS=always|never|auto, BENCH_LAYOUT=linear|z-order|hilbert)
+//        BENCH_WORKERS=always|never|auto, BENCH_LAYOUT=linear|z-order|hilbert, BENCH_THREADS=1|2: fileGroupThreads)
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -47,7 +47,7 @@ async function measure(mode, table) {
     const s = await lib.scheduleClustering(await lib.openTable(table), { clockSkewMs: 0, sortColumns: SORT, layout: LAYOUT });
     if (!s.instant) throw new Error(`nothing scheduled: ${s.reason}`);
     const codec = mode === 'clustering-snappy' ? 'SNAPPY' : undefined;
-    const r = await lib.runClustering(await lib.openTable(table), { clockSkewMs: 0, codec, fileGroupWorkers: process.env.BENCH_WORKERS ?? 'always' });
+    const r = await lib.runClustering(await lib.openTable(table), { clockSkewMs: 0, codec, fileGroupWorkers: process.env.BENCH_WORKERS ?? 'always', fileGroupThreads: process.env.BENCH_THREADS ? Number(process.env.BENCH_THREADS) : undefined });
     if (r.status !== 'completed' || r.files !== 1) throw new Error(`clustering ${s.instant}: ${r.status}, ${r.files} files`);
     records = r.records;
     bytes = r.bytes;
