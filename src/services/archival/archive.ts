@@ -293,11 +293,15 @@ async function readFiles(storage: Storage, files: FileStatus[], conc: number): P
 async function v1Records(t: Table, batch: Instant[], conc: number): Promise<Record<string, unknown>[]> {
   const files: { instant: Instant; state: State; file: FileStatus }[] = [];
   for (const i of batch) for (const s of STATES) if (i.files[s]) files.push({ instant: i, state: s, file: i.files[s]! });
-  const bytes = await readFiles(t.storage, files.map((f) => f.file), conc);
+  // each record needs its file's time, so every file is stat'ed anyway: the empty ones (most pending
+  // files) are not opened — 20,000 fewer reads for 10,000 delta commits, and fewer OPENs over WebHDFS
+  const toRead = files.filter((f) => f.file.size > 0);
+  const read = await readFiles(t.storage, toRead.map((f) => f.file), conc);
+  const bytesOf = new Map(toRead.map((f, n) => [f, read[n]!]));
   const byInstant = new Map<Instant, StateFile[]>();
-  files.forEach((f, n) => {
+  files.forEach((f) => {
     const list = byInstant.get(f.instant) ?? [];
-    list.push({ state: f.state, bytes: bytes[n]!, mtimeMs: f.file.mtimeMs, path: t.storage.uri(f.file.path) });
+    list.push({ state: f.state, bytes: bytesOf.get(f) ?? new Uint8Array(0), mtimeMs: f.file.mtimeMs, path: t.storage.uri(f.file.path) });
     byInstant.set(f.instant, list);
   });
   return batch.flatMap((i) => archivedEntries(i, byInstant.get(i) ?? [], t.config.timezone));
@@ -323,7 +327,9 @@ function planStates(i: Instant): State[] {
 async function lsmRows(t: Table, batch: Instant[], conc: number): Promise<LsmRow[]> {
   const wanted: { instant: Instant; state: State; file: FileStatus }[] = [];
   for (const i of batch) {
-    for (const s of ['COMPLETED', ...planStates(i)] as State[]) if (i.files[s]) wanted.push({ instant: i, state: s, file: i.files[s]! });
+    if (i.files.COMPLETED) wanted.push({ instant: i, state: 'COMPLETED', file: i.files.COMPLETED });
+    // an empty plan file is no plan: not opened (the size costs a stat of the few plan files, not of every completed one)
+    for (const s of planStates(i)) if (i.files[s] && i.files[s]!.size > 0) wanted.push({ instant: i, state: s, file: i.files[s]! });
   }
   const bytes = await readFiles(t.storage, wanted.map((w) => w.file), conc);
   const got = new Map<Instant, Partial<Record<State, Uint8Array>>>();
