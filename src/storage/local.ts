@@ -420,10 +420,13 @@ const HELD_CHUNK = 256;
 const HELD_CLOSERS = 8;
 const HELD_MAX = 1024;
 
-/** An fd that keeps the inode alive past its unlink, or undefined (missing, a symlink, unreadable: plain unlink). */
+/**
+ * An fd that keeps the inode alive past its unlink, or undefined (missing, a symlink, unreadable: plain
+ * unlink). O_NONBLOCK: a FIFO's open must not wait for a writer.
+ */
 function openToRelease(path: string): number | undefined {
   try {
-    return openSync(path, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW);
+    return openSync(path, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK);
   } catch {
     return undefined;
   }

@@ -1,10 +1,12 @@
 // LocalStorage.deleteEach with releaseInParallel: files held open while their names go in order, closed
 // on the thread pool; every descriptor released, whatever happens.
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LocalStorage } from '../../src/storage/index.ts';
+import { bundleForTest } from '../support/bundle.ts';
 
 const openFds = (): number => readdirSync('/proc/self/fd').length;
 const linux = existsSync('/proc/self/fd');
@@ -46,4 +48,14 @@ describe.skipIf(!linux)('LocalStorage.deleteEach releaseInParallel', () => {
     expect(await new LocalStorage().deleteEach([join(d, 'link'), join(d, 'dir'), join(d, 'gone')], { releaseInParallel: true })).toEqual([true, true, false]);
     expect(readdirSync(d)).toEqual(['target']);
   });
+
+  it('a FIFO is deleted without waiting for a writer (in a child process: a blocked open would hang this one)', async () => {
+    execFileSync('mkfifo', [join(d, 'fifo')]);
+    const lib = await bundleForTest('src/storage/local.ts', 'local.mjs', { packages: 'external' });
+    const code = `import { LocalStorage } from ${JSON.stringify(lib.url.href)}; process.stdout.write(JSON.stringify(await new LocalStorage().deleteEach([${JSON.stringify(join(d, 'fifo'))}], { releaseInParallel: true })));`;
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', code], { encoding: 'utf8', timeout: 20_000 });
+    expect(r.signal, 'the open blocked').toBeNull();
+    expect(r.stdout, r.stderr).toBe('[true]');
+    expect(readdirSync(d)).toEqual([]);
+  }, 60_000);
 });
