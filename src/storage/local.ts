@@ -2,7 +2,7 @@ import * as fs from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { STORAGE_ERROR_WORDS, StorageError, type StorageErrorCode } from '../errors/index.ts';
-import { close as closeFd, closeSync, constants as fsConstants, openSync, readdirSync, readFileSync, readSync, statSync, unlinkSync } from 'node:fs';
+import { close as closeFd, closeSync, constants as fsConstants, openSync, readdirSync, readFileSync, readSync, statfsSync, statSync, unlinkSync } from 'node:fs';
 import type { ContentSummary, DeleteEachOptions, DeleteOptions, FileStatus, ListOptions, Storage } from './types.ts';
 
 function codeOf(e: unknown): StorageErrorCode {
@@ -335,13 +335,13 @@ export class LocalStorage implements Storage {
 
   /**
    * Synchronous unlinks, in order: no thread-pool hop per file (archival deletes 30,000 timeline files).
-   * With `releaseInParallel` each file is opened first and closed after its unlink, on the thread pool:
+   * With `releaseInParallel` (and on ext4, XFS or Btrfs) each file is opened first and closed after its unlink, on the thread pool:
    * the names still go one by one in order (what a crash can observe), while the inode's block freeing —
    * most of an unlink's cost for a file with data on ext4 — runs in parallel at the close.
    */
   async deleteEach(paths: readonly string[], opts: DeleteEachOptions = {}): Promise<boolean[]> {
     const out: boolean[] = [];
-    const closer = opts.releaseInParallel ? new Closer() : undefined;
+    const closer = opts.releaseInParallel && paths.length > 0 && holdsOpenWell(nodePath.dirname(paths[0]!)) ? new Closer() : undefined;
     try {
       for (let i = 0; i < paths.length; i += HELD_CHUNK) {
         const chunk = paths.slice(i, i + HELD_CHUNK);
@@ -413,6 +413,25 @@ export class LocalStorage implements Storage {
   }
 
   async close(): Promise<void> {}
+}
+
+/**
+ * File systems (statfs f_type) where an unlinked open file is only an orphan inode freed at its last
+ * close: ext2/3/4, XFS, Btrfs. Elsewhere deleteEach unlinks plainly — an NFS client "silly-renames" an
+ * open file to .nfsXXXX instead (two round trips, and a leftover if the process dies).
+ */
+const HOLD_OPEN_FS = new Set([0xef53, 0x58465342, 0x9123683e]);
+
+export function holdsOpenWellOn(fsType: number): boolean {
+  return HOLD_OPEN_FS.has(fsType);
+}
+
+function holdsOpenWell(dir: string): boolean {
+  try {
+    return holdsOpenWellOn(statfsSync(dir).type);
+  } catch {
+    return false;
+  }
 }
 
 /** deleteEach releaseInParallel: files opened per round, closes in flight, open descriptors at most */

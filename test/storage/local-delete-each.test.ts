@@ -6,11 +6,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LocalStorage } from '../../src/storage/index.ts';
+import { holdsOpenWellOn } from '../../src/storage/local.ts';
 import { bundleForTest } from '../support/bundle.ts';
 
 const openFds = (): number => readdirSync('/proc/self/fd').length;
 const linux = existsSync('/proc/self/fd');
 
+describe('which file systems hold files open across the unlink', () => {
+  it('ext4, XFS and Btrfs do; NFS, CIFS, FUSE and tmpfs unlink plainly', () => {
+    for (const t of [0xef53, 0x58465342, 0x9123683e]) expect(holdsOpenWellOn(t)).toBe(true);
+    for (const t of [0x6969, 0xff534d42, 0xfe534d42, 0x65735546, 0x01021994]) expect(holdsOpenWellOn(t)).toBe(false);
+  });
+});
+
+// the held path runs where the OS temp dir is on ext4/XFS/Btrfs (this project's CI host: ext4)
 describe.skipIf(!linux)('LocalStorage.deleteEach releaseInParallel', () => {
   let d: string;
   beforeEach(() => {
