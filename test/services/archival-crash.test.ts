@@ -4,7 +4,7 @@
 // instant is both active and archived, the archive holds each instant once (read by our reader and
 // independently), and the table matches a run that was never interrupted. The same for a table whose
 // metadata table's timeline the run archives too (killed in that part).
-import { cpSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
@@ -32,6 +32,7 @@ interface Settings {
   minCommits: number;
   maxCommits: number;
   commitsRetained: number;
+  archiveChunkInstants?: number;
 }
 
 const runChild = (base: string, opts: object) => runChildScript(child, base, opts);
@@ -136,6 +137,19 @@ const CASES: Case[] = [
     },
   },
   {
+    // the killed run has written some of its archive files (after-archive-file: the first of several)
+    name: 'MOR v6, archived 40 instants per archive file',
+    layout: 1,
+    points: V1_POINTS,
+    recovery: ['after-archive-file', 'recovery-after-first-completed-deleted'],
+    run: { ...FINAL, archiveChunkInstants: 40 },
+    template: async () => {
+      const base = mkdtempSync(join(tmpdir(), 'tblcli-arch-crash-'));
+      await writeArchivalTable(base, { commits: 200, tableType: 'MERGE_ON_READ', version: 6, cleanEvery: 10, rollbackEvery: 37, compactEvery: 12, savepointAt: 170, pendingAfter: 180 });
+      return base;
+    },
+  },
+  {
     name: 'COW v8 (LSM timeline, the run that compacts L0)',
     layout: 2,
     points: V2_POINTS,
@@ -202,6 +216,10 @@ describe('trigger archival crash safety', () => {
         expect(r.code, r.stderr).toBe(0);
         const out = JSON.parse(r.stdout) as { compacted: number; mdtArchived: number | null };
         if (c.layout === 2 && !c.mdt) expect(out.compacted).toBe(1);
+        if (c.run.archiveChunkInstants) {
+          const files = (b: string) => (existsSync(archiveDir(b, 1)) ? readdirSync(archiveDir(b, 1)).length : 0);
+          expect(files(ref) - files(template)).toBeGreaterThan(2);
+        }
         if (c.mdt) expect(out.mdtArchived).toBeGreaterThan(100);
         reference = { active: active(ref, c.layout).files, archived: await archived(ref, c.layout) };
       }, 120_000);

@@ -36,6 +36,11 @@ export interface ArchivalOptions extends ServiceOptions {
   /** layout 1: records per block (hoodie.commits.archival.batch) and the file roll-over size */
   archivalBatch?: number;
   archiveFileMaxBytes?: number;
+  /**
+   * layout 1: instants read, converted and written per archive file (default 2,000), so memory stays
+   * bounded however long the backlog (a stalled writer's archival can leave 100,000 instants)
+   */
+  archiveChunkInstants?: number;
   /** layout 2: codec, compaction batch, retained manifests */
   lsm?: Omit<LsmOptions, 'onPoint'>;
   concurrency?: number;
@@ -186,7 +191,7 @@ async function archiveTimeline(
   const out = () => ({ result, table: t, remaining: instants.filter((i) => !gone.has(i)) });
   if (dryRun) {
     if (check && decision.toArchive.length > 0) {
-      if (layout === 1) encodeArchiveBlocks(await v1Records(t, decision.toArchive, conc));
+      if (layout === 1) for (const part of chunksOf(decision.toArchive, v1Chunk(opts))) encodeArchiveBlocks(await v1Records(t, part, conc));
       else await lsmRows(t, decision.toArchive, conc);
     }
     return out();
@@ -203,11 +208,14 @@ async function archiveTimeline(
   await point('before-write');
   let written = 0;
   if (layout === 1) {
-    const records = await v1Records(t, batch, conc);
-    const blocks = encodeArchiveBlocks(records, opts.archivalBatch ?? ARCHIVAL_BATCH);
-    await keepAlive();
-    result.archiveFiles = await writeArchiveFiles(t.storage, dir, blocks, { maxBytes: opts.archiveFileMaxBytes, onFile: () => point('after-archive-file') });
-    for (const b of blocks) written += b.length;
+    // oldest first, a whole file per part: a crash between parts leaves the older instants archived and
+    // still active, which the next run's recovery deletes (their files go first: no hole)
+    for (const part of chunksOf(batch, v1Chunk(opts))) {
+      const blocks = encodeArchiveBlocks(await v1Records(t, part, conc), opts.archivalBatch ?? ARCHIVAL_BATCH);
+      await keepAlive();
+      result.archiveFiles.push(...(await writeArchiveFiles(t.storage, dir, blocks, { maxBytes: opts.archiveFileMaxBytes, onFile: () => point('after-archive-file') })));
+      for (const b of blocks) written += b.length;
+    }
   } else {
     const rows = await lsmRows(t, batch, conc);
     await keepAlive();
@@ -282,6 +290,20 @@ async function latestMdtCompaction(t: Table): Promise<string | undefined> {
 }
 
 // ---------------------------------------------------------------- reading the instants
+
+const V1_CHUNK = 2000;
+
+function v1Chunk(opts: ArchivalOptions): number {
+  const n = opts.archiveChunkInstants ?? V1_CHUNK;
+  if (!Number.isInteger(n) || n < 1) throw new TblError('usage', `archiveChunkInstants must be a positive integer, got ${n}`);
+  return n;
+}
+
+function chunksOf<T>(xs: readonly T[], n: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < xs.length; i += n) out.push(xs.slice(i, i + n));
+  return out;
+}
 
 const STATES: State[] = ['REQUESTED', 'INFLIGHT', 'COMPLETED'];
 
