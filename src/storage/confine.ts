@@ -125,6 +125,17 @@ export function confineStorage(storage: Storage, root: string): Storage {
     }
   };
 
+  /** check() for a batch: every path lexically, each distinct parent directory once (archival passes 30,000 paths of one directory). */
+  const checkEach = async (op: string, paths: readonly string[]) => {
+    const firstIn = new Map<string, string>();
+    for (const p of paths) {
+      lexical(op, p);
+      const d = parentOf(p);
+      if (!firstIn.has(d)) firstIn.set(d, p);
+    }
+    for (const p of firstIn.values()) await check(op, p);
+  };
+
   const confined: Storage = {
     scheme: storage.scheme,
     uri: (p) => storage.uri(p),
@@ -178,16 +189,14 @@ export function confineStorage(storage: Storage, root: string): Storage {
   };
   if (storage.readEach) {
     confined.readEach = async (paths, fn) => {
-      for (const p of paths) await check('read', p);
+      await checkEach('read', paths);
       return storage.readEach!(paths, fn);
     };
   }
   if (storage.deleteEach) {
     confined.deleteEach = async (paths, opts) => {
-      for (const p of paths) {
-        if (p === root) throw new TblError('bug', `refused to delete the table root ${storage.uri(root)}`);
-        await check('delete', p);
-      }
+      for (const p of paths) if (p === root) throw new TblError('bug', `refused to delete the table root ${storage.uri(root)}`);
+      await checkEach('delete', paths);
       return storage.deleteEach!(paths, opts);
     };
   }

@@ -82,6 +82,13 @@ describe('confineStorage', () => {
     await s.writeNew(join(root, 'p', 'ok'), new Uint8Array(1));
     await expect(s.writeNew(join(root, 'link', 'evil'), new Uint8Array(1))).rejects.toThrow(/symbolic link/);
     await expect(s.delete(join(root, 'link', 'keep'))).rejects.toThrow(/symbolic link/);
+    // the batch forms check every path (each directory once) before touching any
+    writeFileSync(join(root, 'p', 'a'), 'a');
+    await expect(s.deleteEach!([join(root, 'p', 'a'), join(root, 'link', 'keep')])).rejects.toThrow(/symbolic link/);
+    await expect(s.deleteEach!([join(root, 'p', 'a'), `${root}/p/../../outside/keep`])).rejects.toThrow(/climbs out/);
+    await expect(s.readEach!([join(root, 'p', 'a'), join(root, 'link', 'keep')], (b) => b.length)).rejects.toThrow(/symbolic link/);
+    expect(readdirSync(join(root, 'p')).sort()).toEqual(['a', 'ok']);
+    expect(await s.readEach!([join(root, 'p', 'a')], (b) => b.length)).toEqual([1]);
     await expect(s.writeNew(join(root, '..', 'evil'), new Uint8Array(1))).rejects.toThrow(/outside the table/);
     await expect(s.writeNew(join(dir, 'evil'), new Uint8Array(1))).rejects.toThrow(/outside the table/);
     await expect(s.writeNew(`${root}/p/../../evil`, new Uint8Array(1))).rejects.toThrow(/climbs out/);
