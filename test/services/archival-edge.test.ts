@@ -42,6 +42,25 @@ describe('v1 archive files', () => {
   });
 });
 
+describe('v1 archive in parts', () => {
+  it('archiveChunkInstants: one file per part, oldest instants first, every record once; a bad value is refused before anything is written', async () => {
+    const base = fresh();
+    await writeArchivalTable(base, { commits: 80, tableType: 'COPY_ON_WRITE', version: 6, cleanEvery: 10 });
+    const before = treeDigest(base);
+    await expect(triggerArchival(await openTable(base), { minCommits: 2, maxCommits: 3, commitsRetained: 1, clockSkewMs: 1, archiveChunkInstants: 0 })).rejects.toMatchObject({ kind: 'usage' });
+    expect(treeDigest(base)).toEqual(before);
+    const r = await triggerArchival(await openTable(base), { minCommits: 2, maxCommits: 3, commitsRetained: 1, clockSkewMs: 1, archiveChunkInstants: 7 });
+    const n = r.decision.toArchive.length;
+    expect(r.archiveFiles).toHaveLength(Math.ceil(n / 7));
+    const perFile = r.archiveFiles.map((p) => parseArchiveLog(readFileSync(p)).flatMap((b) => b.records.map((x) => String((x as { commitTime: string }).commitTime))));
+    const times = perFile.flat();
+    expect(new Set(times)).toEqual(new Set(r.decision.toArchive.map((i) => i.requestedTime)));
+    // each file's instants are all older than the next file's
+    for (let k = 1; k < perFile.length; k++) expect(perFile[k - 1]!.every((t) => perFile[k]!.every((u) => t < u))).toBe(true);
+    expect(await loadArchivedTimeline(storage, base, { layout: 1 })).toHaveLength(times.length);
+  });
+});
+
 describe('LSM timeline over many runs', () => {
   it('ten L0 files compact into L1, old manifests are cleaned, every instant stays readable once', async () => {
     const base = fresh();

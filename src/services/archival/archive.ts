@@ -117,6 +117,7 @@ export function archiveDir(t: Table): string {
 
 export async function triggerArchival(table: Table, opts: ArchivalOptions = {}): Promise<ArchivalResult> {
   const config = archivalConfig(opts);
+  v1Chunk(opts); // checked before anything is locked or written
   if (table.basePath.endsWith('/.hoodie/metadata')) {
     throw new TblError('unsupported', `${table.uri} is a metadata table; it is archived with its data table, by its own rules bounded by the data timeline: run trigger archival on the data table`, { path: table.uri });
   }
