@@ -113,7 +113,7 @@ export function openHoodieParquetWriter(opts: HoodieParquetWriterOptions): Hoodi
       if (finished) throw writeFailed(schema, new Error('finish called twice'));
       finished = true;
       flushGroup();
-      return closeHoodieFile(pq, sink, schema, keys, rowCount);
+      return closeHoodieFile(pq, sink, schema, keys, rowCount, opts.recordKeyFooter !== false);
     },
   };
 }
@@ -122,8 +122,8 @@ export function openHoodieParquetWriter(opts: HoodieParquetWriterOptions): Hoodi
  * Writes the footer (with the Hudi keys: the bloom filter and min/max keys are known only now;
  * ParquetWriter reads kvMetadata in finish()) and returns the whole file. Both incremental writers end here.
  */
-export function closeHoodieFile(pq: ParquetWriter, sink: ChunkWriter, schema: AvroRecordSchema, keys: RecordKeyTracker, rowCount: number): HoodieParquetFile & { size: number } {
-  pq.kvMetadata = hoodieFooterKv(schema, keys);
+export function closeHoodieFile(pq: ParquetWriter, sink: ChunkWriter, schema: AvroRecordSchema, keys: RecordKeyTracker, rowCount: number, recordKeyFooter = true): HoodieParquetFile & { size: number } {
+  pq.kvMetadata = hoodieFooterKv(schema, keys, recordKeyFooter);
   try {
     void pq.finish();
   } catch (e) {

@@ -370,12 +370,12 @@ function constantColumn(type: PackedColumn['type'], value: Uint8Array, n: number
 }
 
 /** `given`: the dictionary decided already (null: none), else dictionaryFor decides. */
-function columnPages(col: PackedColumn, element: SchemaElement, pageSize: number, given?: { dict: PackedColumn; indexes: Int32Array } | null): { pages: Page[]; dict?: PackedColumn; stats: Stats } {
+function columnPages(col: PackedColumn, element: SchemaElement, pageSize: number, given?: { dict: PackedColumn; indexes: Int32Array } | null, withStats = true): { pages: Page[]; dict?: PackedColumn; stats?: Stats } {
   const d = given === undefined ? dictionaryFor(col) : given;
   const n = col.length;
   const optional = element.repetition_type !== 'REQUIRED';
   if (!optional && col.nullCount) throw new Error(`parquet required value is undefined in ${element.name}`);
-  const stats = statistics(col, d ? d.dict : col, element);
+  const stats = withStats ? statistics(col, d ? d.dict : col, element) : undefined;
   // hyparquet-writer writes a BOOLEAN chunk of more than 16 values RLE-encoded (writeColumn)
   const booleanRle = col.type === 'BOOLEAN' && !d && n > 16;
   // page boundaries on the estimated value sizes hyparquet-writer uses (indexes count 4 bytes)
@@ -470,7 +470,8 @@ interface EncodedColumn {
   element: SchemaElement;
   dict?: { values: Uint8Array; count: number; compressed: Promise<Uint8Array> };
   pages: (Page & { compressed: Promise<Uint8Array> })[];
-  stats: Stats;
+  /** undefined: written without statistics (statistics: false) */
+  stats?: Stats;
   rows: number;
   verbatim?: VerbatimChunk;
 }
@@ -571,6 +572,7 @@ function openPackedGroupEncoder(opts: PackedWriterOptions): PackedGroupEncoder {
   const pageSize = opts.pageSize ?? 1048576;
   const codec = packedCodecOf(opts.codec ?? 'GZIP');
   const level = gzipLevelOf(opts.gzipLevel);
+  const withStats = opts.statistics !== false;
   const elements = p.parquetSchema.slice(1);
   if (elements.length !== schema.fields.length) throw writeFailed(schema, new PackedWriteError('nested fields are not written packed'));
   const keyIndex = schema.fields.findIndex((f) => f.name === p.keyField);
@@ -667,7 +669,8 @@ function openPackedGroupEncoder(opts: PackedWriterOptions): PackedGroupEncoder {
           data_page_offset: dataOffset,
           dictionary_page_offset: dictionaryOffset,
           statistics: c.stats as NonNullable<ColumnChunk['meta_data']>['statistics'],
-          encoding_stats: [
+          // hyparquet-writer leaves the encoding stats out with the statistics
+          encoding_stats: c.stats && [
             ...(c.dict ? [{ page_type: 'DICTIONARY_PAGE' as const, encoding: 'PLAIN' as const, count: 1 }] : []),
             { page_type: 'DATA_PAGE_V2' as const, encoding: dataEncoding, count: c.pages.length },
           ],
@@ -706,7 +709,7 @@ function openPackedGroupEncoder(opts: PackedWriterOptions): PackedGroupEncoder {
       return { element, pages: [], stats: { null_count: 0n }, rows: n, verbatim: v };
     }
     const constant = constants[j] ? constantColumn(col.type, constants[j]!, n) : undefined;
-    const { pages, dict, stats } = constant ? columnPages(constant.col, element, pageSize, constant.dict) : columnPages(col, element, pageSize, ids ? dictionaryOfIds(col, ids) : undefined);
+    const { pages, dict, stats } = constant ? columnPages(constant.col, element, pageSize, constant.dict, withStats) : columnPages(col, element, pageSize, ids ? dictionaryOfIds(col, ids) : undefined, withStats);
     let dictPart: EncodedColumn['dict'];
     if (dict) {
       const values = plainBytes(dict, 0, dict.length);
@@ -858,7 +861,7 @@ function openPackedFileAssembler(opts: PackedWriterOptions): PackedFileAssembler
     finish() {
       if (finished) throw writeFailed(schema, new Error('finish called twice'));
       finished = true;
-      return closeHoodieFile(pq, sink, schema, keys, rowCount);
+      return closeHoodieFile(pq, sink, schema, keys, rowCount, opts.recordKeyFooter !== false);
     },
   };
 }

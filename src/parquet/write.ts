@@ -379,7 +379,7 @@ export class RecordKeyTracker {
 }
 
 /** Footer key/values in the order HoodieAvroWriteSupport writes them. */
-export function hoodieFooterKv(schema: AvroRecordSchema, keys: RecordKeyTracker): KeyValue[] {
+export function hoodieFooterKv(schema: AvroRecordSchema, keys: RecordKeyTracker, recordKeyFooter = true): KeyValue[] {
   const kv: KeyValue[] = [
     { key: FOOTER_AVRO_SCHEMA, value: JSON.stringify(schema) },
     { key: 'writer.model.name', value: 'avro' },
@@ -389,7 +389,7 @@ export function hoodieFooterKv(schema: AvroRecordSchema, keys: RecordKeyTracker)
     if (bloom.type === 'DYNAMIC_V0') kv.push({ key: FOOTER_BLOOM_TYPE_CODE, value: 'DYNAMIC_V0' });
     kv.push({ key: FOOTER_BLOOM_FILTER, value: bloom.serialize() });
   }
-  if (keys.minKey !== undefined && keys.maxKey !== undefined) {
+  if (recordKeyFooter && keys.minKey !== undefined && keys.maxKey !== undefined) {
     kv.push({ key: FOOTER_MIN_RECORD_KEY, value: keys.minKey }, { key: FOOTER_MAX_RECORD_KEY, value: keys.maxKey });
   }
   return kv;
@@ -433,7 +433,7 @@ export function writeHoodieParquet(opts: HoodieParquetWriteOptions): HoodieParqu
       ...hoodieWriterOptions(p, opts),
       rowGroupSize: opts.rowGroupSize ?? 1_000_000,
       pageSize: opts.pageSize ?? 1048576,
-      kvMetadata: hoodieFooterKv(schema, keys).filter((kv) => opts.recordKeyFooter !== false || (kv.key !== FOOTER_MIN_RECORD_KEY && kv.key !== FOOTER_MAX_RECORD_KEY)),
+      kvMetadata: hoodieFooterKv(schema, keys, opts.recordKeyFooter !== false),
     });
   } catch (e) {
     throw writeFailed(schema, e);

@@ -4,3 +4,4 @@ export * from './paths.ts';
 export * from './duration.ts';
 export * from './glob.ts';
 export * from './java-hash.ts';
+export * from './byte-arena.ts';

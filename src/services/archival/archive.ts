@@ -16,7 +16,7 @@ import { decodeCleanerPlan } from '../../metadata/index.ts';
 import { deleteEach, listOrEmpty, readEach, type FileStatus, type Storage } from '../../storage/index.ts';
 import { openTableAt, type Table } from '../../table/index.ts';
 import { comparableAction, type Action, type Instant, type State, type Timeline } from '../../timeline/index.ts';
-import { joinPath } from '../../util/index.ts';
+import { ByteArena, joinPath } from '../../util/index.ts';
 import type { TableLock } from '../../write/lock.ts';
 import { maxDeltaCommitsOf } from '../../mdt/compaction.ts';
 import { metadataTablePath } from '../../mdt/index.ts';
@@ -308,9 +308,9 @@ function chunksOf<T>(xs: readonly T[], n: number): T[][] {
 
 const STATES: State[] = ['REQUESTED', 'INFLIGHT', 'COMPLETED'];
 
-async function readFiles(storage: Storage, files: FileStatus[], conc: number): Promise<Uint8Array[]> {
+async function readFiles(storage: Storage, files: FileStatus[], conc: number, arena = new ByteArena()): Promise<Uint8Array[]> {
   // copies (a Buffer's slice() is a view): readEach may hand out one reused buffer
-  return readEach(storage, files.map((f) => f.path), conc, (b) => new Uint8Array(b));
+  return readEach(storage, files.map((f) => f.path), conc, (b) => arena.copy(b));
 }
 
 async function v1Records(t: Table, batch: Instant[], conc: number): Promise<Record<string, unknown>[]> {
@@ -349,12 +349,15 @@ function planStates(i: Instant): State[] {
 
 async function lsmRows(t: Table, batch: Instant[], conc: number): Promise<LsmRow[]> {
   const wanted: { instant: Instant; state: State; file: FileStatus }[] = [];
+  for (const i of batch) if (i.files.COMPLETED) wanted.push({ instant: i, state: 'COMPLETED', file: i.files.COMPLETED });
+  // the completed files first, end to end in one buffer (sized from the first: their sizes would cost a
+  // stat each), so the LSM writer takes the metadata column as it lies instead of copying it again
+  const completed = wanted.length;
   for (const i of batch) {
-    if (i.files.COMPLETED) wanted.push({ instant: i, state: 'COMPLETED', file: i.files.COMPLETED });
     // an empty plan file is no plan: not opened (the size costs a stat of the few plan files, not of every completed one)
     for (const s of planStates(i)) if (i.files[s] && i.files[s]!.size > 0) wanted.push({ instant: i, state: s, file: i.files[s]! });
   }
-  const bytes = await readFiles(t.storage, wanted.map((w) => w.file), conc);
+  const bytes = await readFiles(t.storage, wanted.map((w) => w.file), conc, new ByteArena(undefined, completed));
   const got = new Map<Instant, Partial<Record<State, Uint8Array>>>();
   wanted.forEach((w, n) => {
     const m = got.get(w.instant) ?? {};
