@@ -209,9 +209,19 @@ async function archiveTimeline(
   await point('before-write');
   let written = 0;
   if (layout === 1) {
-    // oldest first, a whole file per part: a crash between parts leaves the older instants archived and
-    // still active, which the next run's recovery deletes (their files go first: no hole)
-    for (const part of chunksOf(batch, v1Chunk(opts))) {
+    // oldest first, a whole file per part. A crash between parts leaves the older parts archived and
+    // still active: the next run's recovery deletes them first (their files go first: no hole), then
+    // decides again on what is left — so a part goes ahead of the rest only where that decision is the
+    // rest of this batch (cleans, say, are kept by their own count); otherwise the rest is one last part.
+    const parts = chunksOf(batch, v1Chunk(opts));
+    const gone = new Set<Instant>();
+    for (let k = 0; k < parts.length; k++) {
+      let part = parts[k]!;
+      for (const i of part) gone.add(i);
+      if (k + 1 < parts.length && !nextRunArchivesRest(facts, config, gone, batch)) {
+        part = parts.slice(k).flat();
+        k = parts.length;
+      }
       const blocks = encodeArchiveBlocks(await v1Records(t, part, conc), opts.archivalBatch ?? ARCHIVAL_BATCH);
       await keepAlive();
       result.archiveFiles.push(...(await writeArchiveFiles(t.storage, dir, blocks, { maxBytes: opts.archiveFileMaxBytes, onFile: () => point('after-archive-file') })));
@@ -304,6 +314,22 @@ function chunksOf<T>(xs: readonly T[], n: number): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < xs.length; i += n) out.push(xs.slice(i, i + n));
   return out;
+}
+
+/**
+ * Whether the next run, on the active timeline without `gone` (archived, their files deleted or left
+ * to its recovery), would archive exactly the rest of `batch`: what a crash after archiving `gone`
+ * leaves to it. Its facts are this run's but for the instants (and the last clean's plan, read only
+ * when replace or clustering instants remain: another clean's plan would be read, so no).
+ */
+function nextRunArchivesRest(facts: ArchivalFacts, config: ArchivalConfig, gone: ReadonlySet<Instant>, batch: readonly Instant[]): boolean {
+  const instants = facts.instants.filter((i) => !gone.has(i));
+  const lastClean = (xs: readonly Instant[]) => xs.filter((i) => i.state === 'COMPLETED' && i.action === 'clean').pop();
+  const readsClean = instants.some((i) => i.action === 'replacecommit' || i.action === 'clustering');
+  if (readsClean && lastClean(instants) !== lastClean(facts.instants)) return false;
+  const next = decideArchival({ ...facts, instants, lastCleanPlan: readsClean ? facts.lastCleanPlan : undefined }, config).toArchive;
+  const rest = batch.filter((i) => !gone.has(i));
+  return next.length === rest.length && next.every((i, n) => i === rest[n]);
 }
 
 const STATES: State[] = ['REQUESTED', 'INFLIGHT', 'COMPLETED'];
