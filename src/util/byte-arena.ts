@@ -1,3 +1,6 @@
+/** the sized first slab at most (past it the copies continue in further slabs) */
+const FIRST_SLAB_MAX = 256 * 1024 * 1024;
+
 /**
  * Copies of many small byte arrays packed into shared slabs: one allocation per slab instead of one
  * typed array backing store per copy (archival copies 10,000 instant files of ~4 kB; a backing store
@@ -19,7 +22,7 @@ export class ByteArena {
 
   copy(b: Uint8Array): Uint8Array {
     const n = b.length;
-    if (this.first && this.expectedCopies > 0) this.slab = new Uint8Array(Math.max(this.slabBytes, 2 * Math.max(n, 64) * this.expectedCopies));
+    if (this.first && this.expectedCopies > 0) this.slab = new Uint8Array(Math.max(this.slabBytes, Math.min(FIRST_SLAB_MAX, 2 * Math.max(n, 64) * this.expectedCopies)));
     this.first = false;
     // a large copy gets its own buffer rather than wasting the rest of a slab
     if (4 * n > Math.max(this.slabBytes, this.slab.length)) return new Uint8Array(b);

@@ -85,3 +85,16 @@ describe('ByteArena', () => {
     expect(big.buffer.byteLength).toBe(600);
   });
 });
+
+describe('ByteArena sized for the copies to come', () => {
+  it('lays similar copies end to end in its first slab, and caps that slab for a huge first copy', () => {
+    const arena = new ByteArena(1024, 100);
+    const copies = Array.from({ length: 100 }, (_, i) => arena.copy(new Uint8Array(500 + (i % 7)).fill(i)));
+    for (let i = 1; i < copies.length; i++) expect(copies[i]!.byteOffset).toBe(copies[i - 1]!.byteOffset + copies[i - 1]!.length);
+    // a 64 MB first copy of 10,000 expected would size 1.3 TB: capped (256 MB), the copy still made
+    const big = new ByteArena(undefined, 10_000).copy(new Uint8Array(64 * 1024 * 1024).fill(3));
+    expect(big.length).toBe(64 * 1024 * 1024);
+    expect(big.buffer.byteLength).toBeLessThanOrEqual(256 * 1024 * 1024);
+    expect(big[big.length - 1]).toBe(3);
+  });
+});
