@@ -46,8 +46,9 @@ function layerOf(name: string): number | undefined {
 
 /**
  * One parquet file of rows, as Hudi's Avro parquet writer with populateMetaFields=false writes it.
- * Packed (the instants' bytes copied once into their column, 1 MB pages compressed on libuv's pool in
- * parallel) rather than row by row: the metadata column is most of an archival run's bytes.
+ * Packed rather than row by row (the metadata column is most of an archival run's bytes): values lying
+ * end to end in one buffer are the column as they are, others are copied once; 1 MB pages are
+ * compressed on libuv's pool in parallel. The same bytes as the row writer (writeHoodieParquet).
  */
 export async function encodeLsmFile(rows: readonly LsmRow[], codec: ParquetCodec = 'GZIP'): Promise<Uint8Array> {
   const w = openHoodiePackedWriter({
