@@ -9,7 +9,6 @@ const FIRST_SLAB_MAX = 256 * 1024 * 1024;
 export class ByteArena {
   private slab = new Uint8Array(0);
   private at = 0;
-  private first = true;
 
   /**
    * `expectedCopies`: the first slab is sized for that many copies like the first one (twice over: pages
@@ -22,8 +21,8 @@ export class ByteArena {
 
   copy(b: Uint8Array): Uint8Array {
     const n = b.length;
-    if (this.first && this.expectedCopies > 0) this.slab = new Uint8Array(Math.max(this.slabBytes, Math.min(FIRST_SLAB_MAX, 2 * Math.max(n, 64) * this.expectedCopies)));
-    this.first = false;
+    // no slab yet: this is the first copy
+    if (this.slab.length === 0 && this.expectedCopies > 0) this.slab = new Uint8Array(Math.max(this.slabBytes, Math.min(FIRST_SLAB_MAX, 2 * Math.max(n, 64) * this.expectedCopies)));
     // a large copy gets its own buffer rather than wasting the rest of a slab
     if (4 * n > Math.max(this.slabBytes, this.slab.length)) return new Uint8Array(b);
     if (this.at + n > this.slab.length) {
