@@ -1,12 +1,13 @@
 // Bad input: each case exits non-zero with one line on stderr naming the path or instant, and
 // nothing is written to the table.
 import { describe, expect, it } from 'vitest';
-import { chmodSync, mkdtempSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync, truncateSync, unlinkSync } from 'node:fs';
+import { chmodSync, mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, truncateSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { HAVE_FIXTURES, tableFresh } from '../support/fixtures.ts';
 import { runCli } from '../support/run-cli.ts';
+import { selfContainedCli } from '../support/bundle.ts';
 
 function snapshot(dir: string): string {
   const out: string[] = [];
@@ -135,18 +136,22 @@ describe.skipIf(!HAVE_FIXTURES)('bad input in real tables', () => {
     await expectOneLineError(['commit', 'showpartitions', '--commit', '20990101000000000', '--path', t], 1, /Commit 20990101000000000 not found/, t);
   });
 
-  it('unreadable directory (permissions) → clear error (run as an unprivileged user: root ignores modes)', () => {
+  it('unreadable directory (permissions) → clear error (run as an unprivileged user: root ignores modes)', async () => {
     const t = tableFresh(V6);
     // tableFresh's temp parent is 0700; let the unprivileged user reach the table itself
     chmodSync(dirname(t), 0o755);
-    chmodSync(join(t, '.hoodie'), 0o000);
-    const bin = join(import.meta.dirname, '../../bin/tblcli.js');
     const asRoot = process.getuid?.() === 0;
+    // that user may not reach this checkout (a clone under a 0700 directory), nor this run's 0700 temp
+    // root: a self-contained CLI in the machine's temp directory (the run root's parent)
+    const cli = asRoot ? await selfContainedCli(dirname(tmpdir())) : undefined;
+    const bin = cli?.entry ?? join(import.meta.dirname, '../../bin/tblcli.js');
+    chmodSync(join(t, '.hoodie'), 0o000);
     const r = spawnSync(process.execPath, [bin, 'commits', 'show', '--path', t], {
       encoding: 'utf8',
       ...(asRoot ? { uid: 65534, gid: 65534 } : {}),
     });
     chmodSync(join(t, '.hoodie'), 0o755);
+    if (cli) rmSync(cli.dir, { recursive: true, force: true });
     expect(r.status, r.stderr).toBe(1);
     expect(r.stderr.trimEnd().split('\n'), r.stderr).toHaveLength(1);
     expect(r.stderr).toMatch(/permission denied/);
