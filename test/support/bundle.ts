@@ -2,7 +2,7 @@
 // inside the project (node_modules/.cache/tblcli-test/<run>/), never to the OS temp directory: a
 // bundle's external packages (avsc, hyparquet-writer …) resolve from the directory it sits in, so a
 // bundle in /tmp works only where some node_modules happens to sit above /tmp.
-import { chmodSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build, type BuildOptions } from 'esbuild';
@@ -40,28 +40,3 @@ export async function bundleForTest(entry: string, outName: string, opts: Partia
   return { path, url: pathToFileURL(path), dir };
 }
 
-/**
- * The CLI bundled with every package inside it (code-split, so the terminal browser's ink loads only
- * when used), into a new directory of `dir` readable by everyone: for a test that runs tblcli as
- * another, unprivileged user, who may not reach this checkout (a clone under a 0700 temp directory).
- * Returns the entry file and the directory (the caller removes it).
- */
-export async function selfContainedCli(dir: string): Promise<{ entry: string; dir: string }> {
-  const out = mkdtempSync(join(dir, 'tblcli-cli-'));
-  await build({
-    entryPoints: [resolve(ROOT, 'test/support/cli-entry.ts')],
-    bundle: true,
-    splitting: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    outdir: out,
-    logLevel: 'error',
-    // ink's devtools, imported only under DEV=true
-    external: ['react-devtools-core'],
-    // CommonJS packages (avsc) require Node's modules
-    banner: { js: "import { createRequire as __tblcliRequire } from 'node:module'; const require = __tblcliRequire(import.meta.url);" },
-  });
-  chmodSync(out, 0o755);
-  return { entry: join(out, 'cli-entry.js'), dir: out };
-}
