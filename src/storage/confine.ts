@@ -193,6 +193,12 @@ export function confineStorage(storage: Storage, root: string): Storage {
       return storage.readEach!(paths, fn);
     };
   }
+  if (storage.replace) {
+    confined.replace = async (path, data) => {
+      await check('replace', path);
+      return storage.replace!(path, data);
+    };
+  }
   if (storage.deleteEach) {
     confined.deleteEach = async (paths, opts) => {
       for (const p of paths) if (p === root) throw new TblError('bug', `refused to delete the table root ${storage.uri(root)}`);

@@ -270,6 +270,25 @@ export class LocalStorage implements Storage {
     }
   }
 
+  async replace(path: string, data: Uint8Array): Promise<void> {
+    // the new bytes in a hidden temp file beside it, then rename(2) over it: one step
+    let st: import('node:fs').Stats;
+    try {
+      st = await fs.stat(path);
+    } catch (e) {
+      throw fail('replace', path, e);
+    }
+    if (st.isDirectory()) throw fail('replace', path, Object.assign(new Error(), { code: 'EISDIR' }));
+    const tmp = `${nodePath.posix.dirname(path)}/.tblcli-tmp-${process.pid}-${randomBytes(6).toString('hex')}`;
+    try {
+      await fs.writeFile(tmp, data, { flag: 'wx' });
+      await fs.rename(tmp, path);
+    } catch (e) {
+      await fs.rm(tmp, { force: true });
+      throw fail('replace', path, e);
+    }
+  }
+
   async append(path: string, data: Uint8Array): Promise<void> {
     try {
       await fs.appendFile(path, data);

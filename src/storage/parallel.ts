@@ -1,3 +1,4 @@
+import { StorageError } from '../errors/index.ts';
 import type { DeleteEachOptions, Storage } from './types.ts';
 
 /** Maps with at most `limit` promises in flight, keeping input order in the result. */
@@ -35,4 +36,14 @@ export async function deleteEach(storage: Storage, paths: readonly string[], opt
     return out;
   }
   return mapLimit(paths, opts.limit ?? 16, (p) => storage.delete(p));
+}
+
+/**
+ * Replaces an existing file's bytes: in one step where the backend can (Storage.replace), else by
+ * deleting it and creating it again (a crash between the two leaves no file).
+ */
+export async function replaceFile(storage: Storage, path: string, data: Uint8Array): Promise<void> {
+  if (storage.replace) return storage.replace(path, data);
+  if (!(await storage.delete(path))) throw new StorageError('replace', storage.uri(path), 'not-found', `replace ${storage.uri(path)}: no such file or directory`);
+  await storage.writeNew(path, data);
 }

@@ -68,6 +68,12 @@ export interface Storage {
    * existing file is never overwritten (StorageError code 'already-exists').
    */
   writeNew(path: string, data: Uint8Array): Promise<void>;
+  /**
+   * Optional: replaces the bytes of an existing file in one step: readers see the old bytes or the new,
+   * never a missing or partial file ('not-found' when it is absent). Use replaceFile() from this module,
+   * which falls back to delete + writeNew.
+   */
+  replace?(path: string, data: Uint8Array): Promise<void>;
   /** Appends to an existing file (creates it when absent). */
   append(path: string, data: Uint8Array): Promise<void>;
   /** Renames without overwriting; 'already-exists' if `to` exists, 'not-found' if `from` is absent. */

@@ -1,7 +1,7 @@
 // The Storage contract (src/storage/types.ts), as one suite any backend must pass.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StorageError } from '../../src/errors/index.ts';
-import { readEach, type Storage } from '../../src/storage/index.ts';
+import { readEach, replaceFile, type Storage } from '../../src/storage/index.ts';
 
 export interface ContractFixture {
   storage: Storage;
@@ -60,6 +60,25 @@ export function storageContract(name: string, factory: () => Promise<ContractFix
       expect(dec(await s.readFile(`${d}/f`))).toBe('first');
       expect((await s.list(d)).map((e) => e.name)).toEqual(['f']);
     });
+
+    // with the backend's replace, and with the helper's fallback (a backend without one)
+    const withoutReplace = (st: Storage): Storage => new Proxy(st, { get: (t, k) => (k === 'replace' ? undefined : Reflect.get(t, k, t)) });
+    for (const [how, of] of [['replace', (st: Storage) => st], ['delete + writeNew', withoutReplace]] as const) {
+      it(`replaceFile (${how}) → the new bytes in place, no temp files left`, async () => {
+        const d = await dir();
+        await s.writeNew(`${d}/plan`, enc('the old plan, longer than the new one'));
+        await s.writeNew(`${d}/other`, enc('x'));
+        await replaceFile(of(s), `${d}/plan`, enc('new plan'));
+        expect(dec(await s.readFile(`${d}/plan`))).toBe('new plan');
+        expect((await s.list(d)).map((e) => e.name)).toEqual(['other', 'plan']);
+      });
+
+      it(`replaceFile (${how}) of a missing file → not-found, nothing created`, async () => {
+        const d = await dir();
+        expect(await codeOf(replaceFile(of(s), `${d}/plan`, enc('new')))).toBe('not-found');
+        expect(await s.list(d)).toEqual([]);
+      });
+    }
 
     it('list → sorted entries, directories flagged, .crc skipped', async () => {
       const d = await dir();

@@ -110,6 +110,38 @@ describe('WebHDFS client requests', () => {
     expect(new TextDecoder().decode(await storage.readFile('/t/f'))).toBe('hello');
   });
 
+  it('replace → CREATE of a temp file, then one RENAME renameoptions=OVERWRITE onto the file (no DELETE)', async () => {
+    const { server, storage, root } = await setup();
+    await storage.writeNew('/t/plan', enc('old plan'));
+    server.requests.length = 0;
+    await storage.replace!('/t/plan', enc('new'));
+    expect(readFileSync(join(root, 't', 'plan'), 'utf8')).toBe('new');
+    expect(server.requests.filter((r) => r.server === 'nn').map((r) => r.op)).toEqual(['GETFILESTATUS', 'CREATE', 'RENAME']);
+    expect(server.requests.find((r) => r.op === 'RENAME')!.query).toMatchObject({ destination: '/t/plan', renameoptions: 'OVERWRITE' });
+    expect(readdirSync(join(root, 't'))).toEqual(['plan']);
+  });
+
+  it('replace in httpfs mode (renameoptions ignored: the boolean RENAME says false) → DELETE, then RENAME of the temp file', async () => {
+    const { server, storage, root } = await setup({ mode: 'httpfs' }, { httpfs: true });
+    await storage.writeNew('/t/plan', enc('old plan'));
+    server.requests.length = 0;
+    await storage.replace!('/t/plan', enc('new'));
+    expect(readFileSync(join(root, 't', 'plan'), 'utf8')).toBe('new');
+    expect(server.requests.map((r) => r.op)).toContain('DELETE');
+    expect(readdirSync(join(root, 't'))).toEqual(['plan']);
+  });
+
+  it('replace: RENAME response lost after it ran → the temp file is gone, so done; not resent', async () => {
+    const { server, storage, root } = await setup();
+    await storage.writeNew('/t/plan', enc('old plan'));
+    server.setFaults({ failNext: { count: 1, with: 'reset-after', ops: ['RENAME'] } });
+    server.requests.length = 0;
+    await storage.replace!('/t/plan', enc('new'));
+    expect(server.requests.filter((r) => r.op === 'RENAME')).toHaveLength(1);
+    expect(readFileSync(join(root, 't', 'plan'), 'utf8')).toBe('new');
+    expect(readdirSync(join(root, 't'))).toEqual(['plan']);
+  });
+
   it('readRange → OPEN with offset and length', async () => {
     const { server, storage, root } = await setup();
     writeFileSync(join(root, 'f'), 'abcdefgh');

@@ -6,14 +6,15 @@
 // does not know (written on the old slice after scheduling) onto the new slice. Table versions 8/9
 // name log files by the writing delta commit and slice them by completion time: no renames.
 //
-// Unschedule rewrites the plan without the operation (reverting an inflight compaction to requested
-// first). Deviations from hudi-cli, on purpose: only the named file group leaves the plan (Hudi's
+// Unschedule replaces the plan with one without the operation in one step (Storage.replace), then
+// reverts an inflight compaction to requested. Deviations from hudi-cli, on purpose: only the named file group leaves the plan (Hudi's
 // filter also drops every other operation of the same partition), and a plan left without any
 // operation is removed rather than kept as an empty pending compaction. Renames change the file
 // listing, which a metadata table would not know: with one, renames need `--metadata-table disable`.
 import { TblError } from '../../errors/index.ts';
 import { formatLogFileName, parseLogFileName, UNKNOWN_WRITE_TOKEN } from '../../fs-view/index.ts';
 import { decodeCompactionPlan, encodeCompactionPlan, type CompactionOperation, type CompactionPlan } from '../../metadata/index.ts';
+import { replaceFile } from '../../storage/index.ts';
 import { requireMergeOnRead, type Table } from '../../table/index.ts';
 import type { Instant } from '../../timeline/index.ts';
 import { deleteInstantFile, instantFilePath } from '../../timeline/writer.ts';
@@ -185,9 +186,11 @@ export async function unscheduleCompactionFileId(table: Table, fileId: string, p
     if (rest.length === 0) changes.push({ op: 'delete', path: rel(t, requested), what: `the plan had no other operation: compaction ${instant} unscheduled` });
     else changes.push({ op: 'modify', path: rel(t, requested), what: `plan rewritten without file group ${fileId} (${rest.length} operation(s) left)` });
     if (!opts.dryRun && renames.every((r) => r.succeeded)) {
+      // the plan replaced in one step, then the revert to requested: a crash between leaves the
+      // compaction inflight with the new plan, never without one
+      if (rest.length > 0) await replaceFile(t.storage, requested, encodeCompactionPlan({ ...found.plan, operations: rest }));
       if (found.instant.state === 'INFLIGHT') await deleteInstantFile(t.timelineSource, instant, 'compaction', 'INFLIGHT');
-      await t.storage.delete(requested);
-      if (rest.length > 0) await t.storage.writeNew(requested, encodeCompactionPlan({ ...found.plan, operations: rest }));
+      if (rest.length === 0) await t.storage.delete(requested);
     }
     return { instant, dryRun: opts.dryRun === true, renames, changes, planRemoved: rest.length === 0, warnings };
   };

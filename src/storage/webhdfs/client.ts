@@ -363,6 +363,20 @@ export class WebHdfsClient {
     });
   }
 
+  /**
+   * RENAME with renameoptions=OVERWRITE (rename2: an existing file replaced in one NameNode
+   * operation), sent once. False: the server used the old rename, which does not replace a file
+   * (HttpFS ignores renameoptions), and nothing moved.
+   */
+  async renameOverwrite(from: string, to: string): Promise<boolean> {
+    return this.run(`RENAME ${from}`, false, async (base) => {
+      const ex = expectStatus(await this.exchange('PUT', this.url(base, from, 'RENAME', { destination: to, renameoptions: 'OVERWRITE' })), [200]);
+      if (ex.body.length === 0) return true;
+      this.rename2Supported = false;
+      return booleanOf(ex);
+    });
+  }
+
   async contentSummary(path: string): Promise<HdfsContentSummary> {
     return this.run(`GETCONTENTSUMMARY ${path}`, true, async (base) => {
       const ex = expectStatus(await this.exchange('GET', this.url(base, path, 'GETCONTENTSUMMARY')), [200]);

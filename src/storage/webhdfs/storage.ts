@@ -131,6 +131,45 @@ export class WebHdfsStorage implements Storage {
     }
   }
 
+  /**
+   * CREATE of a hidden temp name beside the file, then RENAME with renameoptions=OVERWRITE over it
+   * (one NameNode operation). HttpFS ignores renameoptions: there the file is deleted first and the
+   * temp file renamed in, so a crash between the two leaves the new bytes under the temp name only.
+   */
+  async replace(path: string, data: Uint8Array): Promise<void> {
+    if (!(await this.existsQuiet(path))) throw this.plain('replace', path, 'not-found', 'no such file');
+    const tmp = childPath(parentPath(path), `.tblcli-tmp-${process.pid}-${randomBytes(6).toString('hex')}`);
+    await this.createChecked('replace', path, tmp, data);
+    try {
+      await this.renameOver(tmp, path);
+    } catch (e) {
+      await this.client.delete(tmp, false).catch(() => undefined);
+      throw e;
+    }
+  }
+
+  private async renameOver(tmp: string, path: string): Promise<void> {
+    for (let attempt = 0; this.client.rename2Supported; attempt++) {
+      try {
+        if (await this.client.renameOverwrite(tmp, path)) return;
+        break;
+      } catch (e) {
+        if (!(e instanceof OpFailure)) throw e;
+        const f = e.failure;
+        if (f.kind === 'remote' && f.remote.exception === 'IllegalArgumentException' && /renameoptions/i.test(f.remote.message ?? '')) {
+          this.client.rename2Supported = false;
+          break;
+        }
+        if (!e.outcomeUnknown || attempt >= this.client.cfg.retries) this.fail('replace', path, 'RENAME', e);
+        // the temp name is this call's own: gone means it was renamed
+        if (!(await this.existsQuiet(tmp))) return;
+      }
+    }
+    if (!(await this.existsQuiet(tmp))) throw this.plain('replace', path, 'io', `the new bytes' temp file ${tmp} is gone`);
+    await this.delete(path);
+    await this.renameChecked('replace', tmp, path);
+  }
+
   /** CREATE with recovery: after an unknown outcome, look at the (unique) temp file before resending. */
   private async createChecked(op: string, shownPath: string, tmp: string, data: Uint8Array): Promise<void> {
     for (let attempt = 0; ; attempt++) {
@@ -185,7 +224,7 @@ export class WebHdfsStorage implements Storage {
   }
 
   private async renameChecked(op: string, from: string, to: string): Promise<void> {
-    const shown = op === 'create' ? to : from;
+    const shown = op === 'create' || op === 'replace' ? to : from;
     for (let attempt = 0; ; attempt++) {
       const rename2 = this.client.rename2Supported;
       // Old rename moves *into* an existing directory and says true: refuse an existing target first.
