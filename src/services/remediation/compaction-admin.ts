@@ -7,10 +7,11 @@
 // name log files by the writing delta commit and slice them by completion time: no renames.
 //
 // Unschedule replaces the plan with one without the operation in one step (Storage.replace), then
-// reverts an inflight compaction to requested. Deviations from hudi-cli, on purpose: only the named file group leaves the plan (Hudi's
-// filter also drops every other operation of the same partition), and a plan left without any
-// operation is removed rather than kept as an empty pending compaction. Renames change the file
-// listing, which a metadata table would not know: with one, renames need `--metadata-table disable`.
+// reverts an inflight compaction to requested. Deviations from hudi-cli, on purpose: only the named
+// file group leaves the plan (Hudi's filter also drops every other operation of the same partition),
+// and a plan left without any operation is removed rather than kept as an empty pending compaction.
+// Renames change the file listing, which a metadata table would not know: with one, renames need
+// `--metadata-table disable`.
 import { TblError } from '../../errors/index.ts';
 import { formatLogFileName, parseLogFileName, UNKNOWN_WRITE_TOKEN } from '../../fs-view/index.ts';
 import { decodeCompactionPlan, encodeCompactionPlan, type CompactionOperation, type CompactionPlan } from '../../metadata/index.ts';
