@@ -121,12 +121,26 @@ describe('WebHDFS client requests', () => {
     expect(readdirSync(join(root, 't'))).toEqual(['plan']);
   });
 
-  it('replace in httpfs mode (renameoptions ignored: the boolean RENAME says false) → DELETE, then RENAME of the temp file', async () => {
+  it('replace in httpfs mode (no renameoptions there) → CREATE of a temp file, DELETE of the file, RENAME of the temp file onto it', async () => {
     const { server, storage, root } = await setup({ mode: 'httpfs' }, { httpfs: true });
     await storage.writeNew('/t/plan', enc('old plan'));
     server.requests.length = 0;
     await storage.replace!('/t/plan', enc('new'));
     expect(readFileSync(join(root, 't', 'plan'), 'utf8')).toBe('new');
+    expect(server.requests.map((r) => r.op)).toEqual(['GETFILESTATUS', 'CREATE', 'GETFILESTATUS', 'DELETE', 'GETFILESTATUS', 'RENAME']);
+    expect(server.requests.find((r) => r.op === 'RENAME')!.query.renameoptions).toBeUndefined();
+    expect(readdirSync(join(root, 't'))).toEqual(['plan']);
+  });
+
+  it('replace where the server ignores renameoptions (the old boolean RENAME: false, nothing moved) → DELETE, then RENAME of the temp file', async () => {
+    const { server, storage, root } = await setup({ mode: 'httpfs' });
+    // written beside the client: its first RENAME is the replace's
+    mkdirSync(join(root, 't'));
+    writeFileSync(join(root, 't', 'plan'), 'old plan');
+    await storage.replace!('/t/plan', enc('new'));
+    expect(readFileSync(join(root, 't', 'plan'), 'utf8')).toBe('new');
+    const renames = server.requests.filter((r) => r.op === 'RENAME');
+    expect(renames.map((r) => r.query.renameoptions)).toEqual(['OVERWRITE', undefined]);
     expect(server.requests.map((r) => r.op)).toContain('DELETE');
     expect(readdirSync(join(root, 't'))).toEqual(['plan']);
   });
