@@ -4,3 +4,4 @@ export { resolveLocation, type Location, type StorageOptions } from './resolve.t
 export { mapLimit, readEach, deleteEach, replaceFile } from './parallel.ts';
 export { asyncBufferOf, type AsyncBufferLike } from './async-buffer.ts';
 export { listOrEmpty } from './list.ts';
+export { TEMP_PREFIX } from './temp-name.ts';

@@ -1,8 +1,8 @@
 import * as fs from 'node:fs/promises';
 import * as nodePath from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { STORAGE_ERROR_WORDS, StorageError, type StorageErrorCode } from '../errors/index.ts';
 import { close as closeFd, closeSync, constants as fsConstants, openSync, readdirSync, readFileSync, readSync, statfsSync, statSync, unlinkSync } from 'node:fs';
+import { tempFileName } from './temp-name.ts';
 import type { ContentSummary, DeleteEachOptions, DeleteOptions, FileStatus, ListOptions, Storage } from './types.ts';
 
 function codeOf(e: unknown): StorageErrorCode {
@@ -255,7 +255,7 @@ export class LocalStorage implements Storage {
     // Write a hidden temp file beside the target, then link(2) it into place: link fails with
     // EEXIST instead of overwriting, and readers never see a partial file.
     const dir = nodePath.posix.dirname(path);
-    const tmp = `${dir}/.tblcli-tmp-${process.pid}-${randomBytes(6).toString('hex')}`;
+    const tmp = `${dir}/${tempFileName()}`;
     try {
       await fs.writeFile(tmp, data, { flag: 'wx' });
     } catch (e) {
@@ -279,7 +279,7 @@ export class LocalStorage implements Storage {
       throw fail('replace', path, e);
     }
     if (st.isDirectory()) throw fail('replace', path, Object.assign(new Error(), { code: 'EISDIR' }));
-    const tmp = `${nodePath.posix.dirname(path)}/.tblcli-tmp-${process.pid}-${randomBytes(6).toString('hex')}`;
+    const tmp = `${nodePath.posix.dirname(path)}/${tempFileName()}`;
     try {
       await fs.writeFile(tmp, data, { flag: 'wx' });
       await fs.rename(tmp, path);

@@ -21,6 +21,7 @@ import {
   type RollbackRequest,
 } from '../metadata/index.ts';
 import { resolveTableEntry } from '../storage/confine.ts';
+import { TEMP_PREFIX } from '../storage/index.ts';
 import type { Table } from '../table/index.ts';
 import { loadActiveTimeline, type Action, type Instant, type Timeline } from '../timeline/index.ts';
 import {
@@ -35,9 +36,6 @@ import {
 import { baseName, joinPath, parentPath } from '../util/index.ts';
 import { heartbeatPath } from './heartbeat.ts';
 import { createMarker, deleteMarkerDir, listMarkers } from './markers.ts';
-
-/** tblcli's own in-progress create files (Storage.writeNew on local and WebHDFS). */
-export const TEMP_PREFIX = '.tblcli-tmp-';
 
 export interface RollbackOptions {
   now?: () => Date;

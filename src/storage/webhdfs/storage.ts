@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import { StorageError } from '../../errors/index.ts';
 import { baseName, parentPath } from '../../util/index.ts';
+import { tempFileName } from '../temp-name.ts';
 import type { ContentSummary, DeleteOptions, FileStatus, Storage } from '../types.ts';
 import { OpFailure, type HdfsFileStatus, type WebHdfsClient } from './client.ts';
 import { storageError, WORDS } from './errors.ts';
@@ -121,7 +121,7 @@ export class WebHdfsStorage implements Storage {
    * target: readers never see a partial file and an existing target is never replaced.
    */
   async writeNew(path: string, data: Uint8Array): Promise<void> {
-    const tmp = childPath(parentPath(path), `.tblcli-tmp-${process.pid}-${randomBytes(6).toString('hex')}`);
+    const tmp = childPath(parentPath(path), tempFileName());
     await this.createChecked('create', path, tmp, data);
     try {
       await this.renameChecked('create', tmp, path);
@@ -138,7 +138,7 @@ export class WebHdfsStorage implements Storage {
    */
   async replace(path: string, data: Uint8Array): Promise<void> {
     if (!(await this.existsQuiet(path))) throw this.plain('replace', path, 'not-found', 'no such file');
-    const tmp = childPath(parentPath(path), `.tblcli-tmp-${process.pid}-${randomBytes(6).toString('hex')}`);
+    const tmp = childPath(parentPath(path), tempFileName());
     await this.createChecked('replace', path, tmp, data);
     try {
       await this.renameOver(tmp, path);
