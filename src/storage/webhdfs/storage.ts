@@ -9,6 +9,12 @@ function childPath(dir: string, name: string): string {
   return dir.endsWith('/') ? dir + name : `${dir}/${name}`;
 }
 
+/** A server that does not know renameoptions (before rename2) refuses it with this. */
+function rejectsRenameOptions(e: OpFailure): boolean {
+  const f = e.failure;
+  return f.kind === 'remote' && f.remote.exception === 'IllegalArgumentException' && /renameoptions/i.test(f.remote.message ?? '');
+}
+
 function toStatus(path: string, s: HdfsFileStatus): FileStatus {
   const dir = s.type === 'DIRECTORY';
   return { path, name: baseName(path), isDirectory: dir, size: dir ? 0 : Number(s.length), mtimeMs: Number(s.modificationTime) };
@@ -155,8 +161,7 @@ export class WebHdfsStorage implements Storage {
         break;
       } catch (e) {
         if (!(e instanceof OpFailure)) throw e;
-        const f = e.failure;
-        if (f.kind === 'remote' && f.remote.exception === 'IllegalArgumentException' && /renameoptions/i.test(f.remote.message ?? '')) {
+        if (rejectsRenameOptions(e)) {
           this.client.rename2Supported = false;
           break;
         }
@@ -235,7 +240,7 @@ export class WebHdfsStorage implements Storage {
       } catch (e) {
         if (!(e instanceof OpFailure)) throw e;
         const f = e.failure;
-        if (rename2 && f.kind === 'remote' && f.remote.exception === 'IllegalArgumentException' && /renameoptions/i.test(f.remote.message ?? '')) {
+        if (rename2 && rejectsRenameOptions(e)) {
           this.client.rename2Supported = false;
           continue;
         }
