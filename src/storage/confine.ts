@@ -206,6 +206,14 @@ export function confineStorage(storage: Storage, root: string): Storage {
       return storage.deleteEach!(paths, opts);
     };
   }
+  if (storage.deleteOrdered) {
+    confined.deleteOrdered = async (items, opts) => {
+      const paths = items.flatMap((it) => [...it.first, it.last]);
+      for (const p of paths) if (p === root) throw new TblError('bug', `refused to delete the table root ${storage.uri(root)}`);
+      await checkEach('delete', paths);
+      return storage.deleteOrdered!(items, opts);
+    };
+  }
   if (s.pathOfUri) (confined as ConfinableStorage).pathOfUri = (u) => s.pathOfUri!(u);
   return confined;
 }

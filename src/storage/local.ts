@@ -1,35 +1,12 @@
 import * as fs from 'node:fs/promises';
 import * as nodePath from 'node:path';
-import { STORAGE_ERROR_WORDS, StorageError, type StorageErrorCode } from '../errors/index.ts';
-import { close as closeFd, closeSync, constants as fsConstants, openSync, readdirSync, readFileSync, readSync, statfsSync, statSync, unlinkSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
+import { codeOf, fail } from './local-errors.ts';
+import { deleteOrderedLocal, ORDERED_WORKER_MIN, unlinkInOrder } from './local-unlink.ts';
 import { tempFileName } from './temp-name.ts';
-import type { ContentSummary, DeleteEachOptions, DeleteOptions, FileStatus, ListOptions, Storage } from './types.ts';
+import type { ContentSummary, DeleteEachOptions, DeleteOptions, DeleteOrderedOptions, FileStatus, ListOptions, OrderedDelete, Storage } from './types.ts';
 
-function codeOf(e: unknown): StorageErrorCode {
-  switch ((e as NodeJS.ErrnoException)?.code) {
-    case 'ENOENT':
-      return 'not-found';
-    case 'EEXIST':
-      return 'already-exists';
-    case 'EACCES':
-    case 'EPERM':
-      return 'permission-denied';
-    case 'ENOTEMPTY':
-      return 'not-empty';
-    case 'ENOTDIR':
-      return 'not-a-directory';
-    case 'EISDIR':
-      return 'is-a-directory';
-    default:
-      return 'io';
-  }
-}
-
-function fail(op: string, path: string, e: unknown): StorageError {
-  const code = codeOf(e);
-  const detail = code === 'io' ? `: ${(e as Error)?.message ?? String(e)}` : '';
-  return new StorageError(op, path, code, `${op} ${path}: ${STORAGE_ERROR_WORDS[code]}${detail}`, { cause: e });
-}
+export { holdsOpenWellOn } from './local-unlink.ts';
 
 function toStatus(path: string, st: import('node:fs').Stats): FileStatus {
   return {
@@ -358,38 +335,14 @@ export class LocalStorage implements Storage {
    * the names still go one by one in order (what a crash can observe), while the inode's block freeing —
    * most of an unlink's cost for a file with data on ext4 — runs in parallel at the close.
    */
-  async deleteEach(paths: readonly string[], opts: DeleteEachOptions = {}): Promise<boolean[]> {
-    const out: boolean[] = [];
-    const closer = opts.releaseInParallel && paths.length > 0 && holdsOpenWell(nodePath.dirname(paths[0]!)) ? new Closer() : undefined;
-    try {
-      for (let i = 0; i < paths.length; i += HELD_CHUNK) {
-        const chunk = paths.slice(i, i + HELD_CHUNK);
-        const fds = closer ? chunk.map(openToRelease) : [];
-        let k = 0;
-        try {
-          for (; k < chunk.length; k++) {
-            const p = chunk[k]!;
-            try {
-              unlinkSync(p);
-              out.push(true);
-            } catch (e) {
-              const code = (e as NodeJS.ErrnoException)?.code;
-              if (code === 'ENOENT') out.push(false);
-              else if (code === 'EISDIR' || code === 'EPERM' || code === 'EACCES') out.push(await this.delete(p));
-              else throw fail('delete', p, e);
-            }
-            if (fds[k] !== undefined) closer!.close(fds[k]!);
-          }
-        } finally {
-          // a failure part way: the chunk's files not reached keep their names; release them too
-          for (; k < fds.length; k++) if (fds[k] !== undefined) closer!.close(fds[k]!);
-        }
-        await closer?.below(HELD_MAX);
-      }
-    } finally {
-      await closer?.below(1);
-    }
-    return out;
+  deleteEach(paths: readonly string[], opts: DeleteEachOptions = {}): Promise<boolean[]> {
+    return unlinkInOrder(paths, { releaseInParallel: opts.releaseInParallel, slow: (p) => this.delete(p) });
+  }
+
+  /** The `first` files on a worker thread, the `last` ones on this one behind it (local-unlink.ts). */
+  async deleteOrdered(items: readonly OrderedDelete[], opts: DeleteOrderedOptions = {}): Promise<number> {
+    if (items.length === 0) return 0;
+    return deleteOrderedLocal(items, { ...opts, slow: (p) => this.delete(p), worker: items.length >= ORDERED_WORKER_MIN });
   }
 
   async mkdirs(path: string): Promise<void> {
@@ -432,73 +385,6 @@ export class LocalStorage implements Storage {
   }
 
   async close(): Promise<void> {}
-}
-
-/**
- * File systems (statfs f_type) where an unlinked open file is only an orphan inode freed at its last
- * close: ext2/3/4, XFS, Btrfs. Elsewhere deleteEach unlinks plainly — an NFS client "silly-renames" an
- * open file to .nfsXXXX instead (two round trips, and a leftover if the process dies).
- */
-const HOLD_OPEN_FS = new Set([0xef53, 0x58465342, 0x9123683e]);
-
-export function holdsOpenWellOn(fsType: number): boolean {
-  return HOLD_OPEN_FS.has(fsType);
-}
-
-function holdsOpenWell(dir: string): boolean {
-  try {
-    return holdsOpenWellOn(statfsSync(dir).type);
-  } catch {
-    return false;
-  }
-}
-
-/** deleteEach releaseInParallel: files opened per round, closes in flight, open descriptors at most */
-const HELD_CHUNK = 256;
-const HELD_CLOSERS = 8;
-const HELD_MAX = 1024;
-
-/**
- * An fd that keeps the inode alive past its unlink, or undefined (missing, a symlink, unreadable: plain
- * unlink). O_NONBLOCK: a FIFO's open must not wait for a writer.
- */
-function openToRelease(path: string): number | undefined {
-  try {
-    return openSync(path, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK);
-  } catch {
-    return undefined;
-  }
-}
-
-/** Closes descriptors on the thread pool, HELD_CLOSERS at a time (the kernel frees an unlinked inode's blocks at its last close). */
-class Closer {
-  private readonly queue: number[] = [];
-  private running = 0;
-  private waiters: (() => void)[] = [];
-
-  close(fd: number): void {
-    this.queue.push(fd);
-    if (this.running < HELD_CLOSERS) this.run();
-  }
-
-  /** Resolves once fewer than `n` descriptors are still open. */
-  async below(n: number): Promise<void> {
-    while (this.queue.length + this.running >= n) await new Promise<void>((r) => this.waiters.push(r));
-  }
-
-  private run(): void {
-    const fd = this.queue.shift();
-    if (fd === undefined) return;
-    this.running++;
-    // a close error on a read-only descriptor of an unlinked file has nothing left to report
-    closeFd(fd, () => {
-      this.running--;
-      const w = this.waiters;
-      this.waiters = [];
-      for (const r of w) r();
-      this.run();
-    });
-  }
 }
 
 /**

@@ -1,5 +1,5 @@
 import { StorageError } from '../errors/index.ts';
-import type { DeleteEachOptions, Storage } from './types.ts';
+import type { DeleteEachOptions, DeleteOrderedOptions, OrderedDelete, Storage } from './types.ts';
 
 /** Maps with at most `limit` promises in flight, keeping input order in the result. */
 export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T, i: number) => Promise<R>): Promise<R[]> {
@@ -37,6 +37,48 @@ export async function deleteEach(storage: Storage, paths: readonly string[], opt
   }
   return mapLimit(paths, opts.limit ?? 16, (p) => storage.delete(p));
 }
+
+/**
+ * Deletes each item's `first` files, then its `last` file, the `last` files in item order
+ * (Storage.deleteOrdered when the backend has it). Else in rounds of items: the next round's `first`
+ * files (with `limit` in flight) while this round's `last` files go one by one. Returns files deleted.
+ */
+export async function deleteOrdered(storage: Storage, items: readonly OrderedDelete[], opts: { limit: number } & DeleteOrderedOptions): Promise<number> {
+  if (items.length === 0) return 0;
+  if (storage.deleteOrdered) return storage.deleteOrdered(items, { releaseInParallel: opts.releaseInParallel, onProgress: opts.onProgress });
+  let n = 0;
+  // every started delete settles before this returns; the first failure is thrown after
+  const firsts = async (round: readonly OrderedDelete[]): Promise<void> => {
+    let failure: { e: unknown } | undefined;
+    await mapLimit(round.flatMap((it) => it.first), opts.limit, async (p) => {
+      if (failure) return;
+      try {
+        if (await storage.delete(p)) n++;
+      } catch (e) {
+        failure ??= { e };
+      }
+    });
+    if (failure) throw failure.e;
+  };
+  let ahead: Promise<void> = firsts(items.slice(0, ORDERED_ROUND));
+  for (let i = 0; i < items.length; i += ORDERED_ROUND) {
+    await ahead;
+    const next = items.slice(i + ORDERED_ROUND, i + 2 * ORDERED_ROUND);
+    ahead = firsts(next);
+    try {
+      const done = await deleteEach(storage, items.slice(i, i + ORDERED_ROUND).map((it) => it.last), { ordered: true, releaseInParallel: opts.releaseInParallel });
+      n += done.filter(Boolean).length;
+      await opts.onProgress?.(Math.min(i + ORDERED_ROUND, items.length));
+    } catch (e) {
+      await ahead.catch(() => undefined);
+      throw e;
+    }
+  }
+  await ahead;
+  return n;
+}
+
+const ORDERED_ROUND = 256;
 
 /**
  * Replaces an existing file's bytes: in one step where the backend can (Storage.replace), else by

@@ -34,6 +34,17 @@ export interface DeleteEachOptions {
   releaseInParallel?: boolean;
 }
 
+/** One item of Storage.deleteOrdered: the `first` files (in any order), then `last`. */
+export interface OrderedDelete {
+  first: readonly string[];
+  last: string;
+}
+
+export interface DeleteOrderedOptions extends DeleteEachOptions {
+  /** awaited every few hundred items with the number of `last` files reached (a lock's keepAlive, progress) */
+  onProgress?: (done: number) => Promise<void>;
+}
+
 export interface DeleteOptions {
   recursive?: boolean;
 }
@@ -86,6 +97,13 @@ export interface Storage {
    * back to delete.
    */
   deleteEach?(paths: readonly string[], opts?: DeleteEachOptions): Promise<boolean[]>;
+  /**
+   * Optional: deletes each item's `first` files and then its `last` file, the `last` files one after
+   * another in item order. A later item's `first` files may go while earlier `last` files are still
+   * there, never a `last` before its own `first` files; a failure stops there, its item's `last` and every
+   * later one kept. Returns the number of files deleted. Use deleteOrdered() from this module, which pipelines plain deletes.
+   */
+  deleteOrdered?(items: readonly OrderedDelete[], opts?: DeleteOrderedOptions): Promise<number>;
   mkdirs(path: string): Promise<void>;
   contentSummary(path: string): Promise<ContentSummary>;
   close(): Promise<void>;

@@ -91,15 +91,16 @@ async function archivedByDuckDb(base: string): Promise<string[]> {
   return out.sort();
 }
 
-const V1_POINTS = ['before-write', 'after-archive-file', 'after-pending-deleted', 'after-first-completed-deleted', 'after-delete'];
+const V1_POINTS = ['before-write', 'after-archive-file', 'after-first-pending-deleted', 'after-first-completed-deleted', 'after-first-round-deleted', 'after-delete'];
 const V2_POINTS = [
   'before-write',
   'after-lsm-file',
   'after-lsm-manifest',
   'after-lsm-version-deleted',
   'after-lsm-version',
-  'after-pending-deleted',
+  'after-first-pending-deleted',
   'after-first-completed-deleted',
+  'after-first-round-deleted',
   'after-delete',
   'after-compaction-file',
   'after-compaction-manifest',
@@ -185,7 +186,7 @@ const CASES: Case[] = [
     name: 'COW v8 + metadata table (both LSM timelines)',
     layout: 2,
     mdt: true,
-    points: ['after-delete', ...V2_POINTS.slice(0, 8).map((p) => `mdt-${p}`)],
+    points: ['after-delete', ...V2_POINTS.slice(0, 9).map((p) => `mdt-${p}`)],
     recovery: ['mdt-after-lsm-version', 'mdt-recovery-after-first-completed-deleted'],
     run: FINAL,
     template: async () => {

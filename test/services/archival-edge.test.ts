@@ -11,8 +11,9 @@ import { loadArchivedTimeline } from '../../src/archive/index.ts';
 import { triggerArchival } from '../../src/services/index.ts';
 import { writeLsmBatch } from '../../src/services/archival/lsm.ts';
 import { LocalStorage } from '../../src/storage/index.ts';
-import { openTable, openTableAt } from '../../src/table/index.ts';
+import { openTable } from '../../src/table/index.ts';
 import { treeDigest } from '../support/files.ts';
+import { watchDeletes } from '../support/watch-deletes.ts';
 import { runCli, runJson } from '../support/run-cli.ts';
 import { parseArchiveLog } from './support/archive-check.ts';
 import { writeArchivalTable } from './support/archival-table.ts';
@@ -133,38 +134,29 @@ describe('LSM batch write (LSMTimelineWriter.write)', () => {
 });
 
 describe('deleting the archived instants from the active timeline (deleteArchivedInstants)', () => {
-  /** Local storage that records every path it deletes, in order. */
-  class RecordingStorage extends LocalStorage {
-    deleted: string[] = [];
-    override async delete(path: string, opts?: Parameters<LocalStorage['delete']>[1]): Promise<boolean> {
-      this.deleted.push(path);
-      return super.delete(path, opts);
-    }
-    override async deleteEach(paths: readonly string[], opts?: Parameters<LocalStorage['deleteEach']>[1]): Promise<boolean[]> {
-      this.deleted.push(...paths);
-      return super.deleteEach(paths, opts);
-    }
-  }
-
   for (const version of [6, 8] as const) {
-    it(`table version ${version}: every pending state file first, then the completed files one by one, oldest first`, async () => {
+    it(`table version ${version}: each instant's pending state files before its completed file, the completed files one by one, oldest first`, async () => {
       const base = fresh();
       await writeArchivalTable(base, { commits: 80, tableType: 'MERGE_ON_READ', version, cleanEvery: 7, rollbackEvery: 11, compactEvery: 9 });
-      const rec = new RecordingStorage();
-      const r = await triggerArchival(await openTableAt(rec, base), { minCommits: 10, maxCommits: 12, commitsRetained: 5, clockSkewMs: 1 });
+      const tlDir = version >= 8 ? join(base, '.hoodie', 'timeline') : join(base, '.hoodie');
+      const instantNames = readdirSync(tlDir).filter((n) => /^\d/.test(n));
+      const watching = watchDeletes(tlDir, instantNames);
+      const r = await triggerArchival(await openTable(base), { minCommits: 10, maxCommits: 12, commitsRetained: 5, clockSkewMs: 1 });
+      const order = await watching.stop();
       expect(r.decision.toArchive.length).toBeGreaterThan(40);
-      const tlDir = version >= 8 ? join(base, '.hoodie', 'timeline') + '/' : join(base, '.hoodie') + '/';
-      const instantFiles = rec.deleted.filter((p) => p.startsWith(tlDir) && /^\d/.test(p.slice(tlDir.length)) && !p.slice(tlDir.length).includes('/'));
-      const isPending = (p: string) => /\.(requested|inflight)$/.test(p) || /^\d+\.inflight$/.test(p.slice(tlDir.length));
-      const firstCompleted = instantFiles.findIndex((p) => !isPending(p));
-      expect(firstCompleted).toBeGreaterThan(0);
-      expect(instantFiles.slice(firstCompleted).some(isPending)).toBe(false);
-      const completed = instantFiles.slice(firstCompleted).map((p) => p.slice(tlDir.length));
-      expect(completed).toHaveLength(r.decision.toArchive.length);
+      const isPending = (n: string) => /\.(requested|inflight)$/.test(n) || /^\d+\.inflight$/.test(n);
+      const at = new Map(order.map((n, i) => [n, i]));
+      const completed = order.filter((n) => !isPending(n));
       expect(completed.map((n) => n.slice(0, 17))).toEqual(r.decision.toArchive.map((i) => i.requestedTime));
       expect([...completed].sort()).toEqual(completed);
+      for (const c of completed) {
+        const pending = instantNames.filter((n) => isPending(n) && n.slice(0, 17) === c.slice(0, 17));
+        expect(pending.length, c).toBeGreaterThan(0);
+        for (const p of pending) expect(at.get(p), `${p} must go before ${c}`).toBeLessThan(at.get(c)!);
+      }
       // every state file of every archived instant went, nothing else on the timeline did
-      expect(instantFiles.length).toBe(r.deletedFiles);
+      expect(order.length).toBe(r.deletedFiles);
+      expect(readdirSync(tlDir).filter((n) => /^\d/.test(n)).sort()).toEqual(instantNames.filter((n) => !at.has(n)).sort());
     });
   }
 });

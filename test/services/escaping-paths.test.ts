@@ -87,6 +87,9 @@ describe('confineStorage', () => {
     await expect(s.deleteEach!([join(root, 'p', 'a'), join(root, 'link', 'keep')])).rejects.toThrow(/symbolic link/);
     await expect(s.deleteEach!([join(root, 'p', 'a'), `${root}/p/../../outside/keep`])).rejects.toThrow(/climbs out/);
     await expect(s.readEach!([join(root, 'p', 'a'), join(root, 'link', 'keep')], (b) => b.length)).rejects.toThrow(/symbolic link/);
+    await expect(s.deleteOrdered!([{ first: [join(root, 'p', 'a')], last: join(root, 'link', 'keep') }])).rejects.toThrow(/symbolic link/);
+    await expect(s.deleteOrdered!([{ first: [join(root, 'link', 'keep')], last: join(root, 'p', 'a') }])).rejects.toThrow(/symbolic link/);
+    await expect(s.deleteOrdered!([{ first: [], last: root }])).rejects.toThrow(/table root/);
     expect(readdirSync(join(root, 'p')).sort()).toEqual(['a', 'ok']);
     expect(await s.readEach!([join(root, 'p', 'a')], (b) => b.length)).toEqual([1]);
     await expect(s.writeNew(join(root, '..', 'evil'), new Uint8Array(1))).rejects.toThrow(/outside the table/);

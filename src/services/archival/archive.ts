@@ -13,7 +13,7 @@ import { TblError } from '../../errors/index.ts';
 import { readLogFile } from '../../logfile/index.ts';
 import { LSM_FILE, readLsmManifest, readLsmRows } from '../../archive/index.ts';
 import { decodeCleanerPlan } from '../../metadata/index.ts';
-import { deleteEach, listOrEmpty, readEach, type FileStatus, type Storage } from '../../storage/index.ts';
+import { deleteEach, deleteOrdered, listOrEmpty, readEach, type FileStatus, type Storage } from '../../storage/index.ts';
 import { openTableAt, type Table } from '../../table/index.ts';
 import { comparableAction, type Action, type Instant, type State, type Timeline } from '../../timeline/index.ts';
 import { ByteArena, joinPath } from '../../util/index.ts';
@@ -464,32 +464,44 @@ async function deleteLeftoverMarkers(t: Table, instants: readonly Instant[]): Pr
 }
 
 /**
- * deleteArchivedInstants: every pending file (in parallel), then the completed files one by one in
- * ascending time — a completed file deleted before its pending files would show a false pending
- * instant (HUDI-7207), an out-of-order delete a hole. Missing files are fine. Returns files deleted.
+ * deleteArchivedInstants: each instant's pending files, then its completed file; the completed files
+ * one by one in ascending time — a completed file deleted before its pending files would show a false
+ * pending instant (HUDI-7207), an out-of-order delete a hole. A later instant's pending files may go
+ * meanwhile (Storage.deleteOrdered). Missing files are fine. Returns files deleted.
  */
 export async function deleteActiveFiles(
   storage: Storage,
   instants: readonly Instant[],
   opts: { concurrency: number; keepAlive: () => Promise<void>; onPoint: (p: string) => Promise<void>; onDeleted?: (completed: number) => void },
 ): Promise<number> {
+  const pendingOf = (i: Instant) => [i.files.REQUESTED, i.files.INFLIGHT].filter((f): f is FileStatus => f !== undefined).map((f) => f.path);
   const count = (done: boolean[]) => done.filter(Boolean).length;
-  const pending = instants.flatMap((i) => [i.files.REQUESTED, i.files.INFLIGHT].filter((f): f is FileStatus => f !== undefined).map((f) => f.path));
-  let n = count(await deleteEach(storage, pending, { ordered: false, limit: opts.concurrency }));
-  await opts.onPoint('after-pending-deleted');
-  const completed = instants
+  // pending instants (none in a batch Hudi's rules choose): their files, in any order
+  let n = count(await deleteEach(storage, instants.filter((i) => !i.files.COMPLETED).flatMap(pendingOf), { ordered: false, limit: opts.concurrency }));
+  const items = instants
     .filter((i) => i.files.COMPLETED)
     .sort((a, b) => (a.requestedTime < b.requestedTime ? -1 : a.requestedTime > b.requestedTime ? 1 : 0))
-    .map((i) => i.files.COMPLETED!.path);
-  if (completed.length === 0) return n;
-  if (await storage.delete(completed[0]!)) n++;
+    .map((i) => ({ first: pendingOf(i), last: i.files.COMPLETED!.path }));
+  if (items.length === 0) return n;
+  // the oldest instant alone first: fixed points for the crash tests
+  n += count(await deleteEach(storage, items[0]!.first, { ordered: false, limit: opts.concurrency }));
+  await opts.onPoint('after-first-pending-deleted');
+  if (await storage.delete(items[0]!.last)) n++;
   opts.onDeleted?.(1);
   await opts.onPoint('after-first-completed-deleted');
-  for (let k = 1; k < completed.length; k += 1000) {
-    const chunk = completed.slice(k, k + 1000);
-    n += count(await deleteEach(storage, chunk, { ordered: true, releaseInParallel: true }));
-    opts.onDeleted?.(chunk.length);
-    await opts.keepAlive();
-  }
+  let reported = 0;
+  let pointed = false;
+  n += await deleteOrdered(storage, items.slice(1), {
+    limit: opts.concurrency,
+    releaseInParallel: true,
+    onProgress: async (done) => {
+      opts.onDeleted?.(done - reported);
+      reported = done;
+      await opts.keepAlive();
+      if (!pointed) await opts.onPoint('after-first-round-deleted');
+      pointed = true;
+    },
+  });
+  opts.onDeleted?.(items.length - 1 - reported);
   return n;
 }
