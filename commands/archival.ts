@@ -112,7 +112,7 @@ export const archivalSpecs: CommandSpec[] = [
   {
     name: 'trigger archival',
     summary:
-      "Archive old instants by Hudi's rules (0.14's for table version 6: a new .hoodie/archived log file per run; 1.x's for 8/9: the LSM timeline with manifest, compaction and cleaning), then delete them from the active timeline (pending files first, completed ones oldest first); then the metadata table's timeline, by the rules Hudi's writer archives it with (keep min+1..max+1, nothing the data timeline still has). A run killed midway is finished by the next one, which deletes the active copies of instants already archived instead of archiving them twice; no Spark needed",
+      "Archive old instants by Hudi's rules (0.14's for table version 6: a new .hoodie/archived log file per run; 1.x's for 8/9: the LSM timeline with manifest, compaction and cleaning), then delete them from the active timeline (each instant's pending files before its completed file, the completed ones oldest first); then the metadata table's timeline, by the rules Hudi's writer archives it with (keep min+1..max+1, nothing the data timeline still has). A run killed midway is finished by the next one, which deletes the active copies of instants already archived instead of archiving them twice; no Spark needed",
     options: [
       { flags: '--minCommits <n>', description: 'hoodie.keep.min.commits: commits kept on the active timeline after archiving', default: 20, parse: parseIntOpt },
       { flags: '--maxCommits <n>', description: 'hoodie.keep.max.commits: archive only when the active timeline holds more commits', default: 30, parse: parseIntOpt },
