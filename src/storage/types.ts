@@ -100,8 +100,9 @@ export interface Storage {
   /**
    * Optional: deletes each item's `first` files and then its `last` file, the `last` files one after
    * another in item order. A later item's `first` files may go while earlier `last` files are still
-   * there, never a `last` before its own `first` files; a failure stops there, its item's `last` and every
-   * later one kept. Returns the number of files deleted. Use deleteOrdered() from this module, which pipelines plain deletes.
+   * there, never a `last` before its own `first` files; a failure stops there, its item's `last` and
+   * every later one kept. Returns the number of files deleted. Use deleteOrdered() from this module,
+   * which pipelines plain deletes.
    */
   deleteOrdered?(items: readonly OrderedDelete[], opts?: DeleteOrderedOptions): Promise<number>;
   mkdirs(path: string): Promise<void>;
