@@ -2,7 +2,8 @@
 // directory, removed when the run ends (so repeated runs do not fill it), and the run's test bundles
 // (test/support/bundle.ts) are removed with it; HOME is a directory inside it. The temp root must not sit below a node_modules: a
 // file placed there could then resolve packages it should not (the bug a bundle in /tmp once hid).
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { testBuildRoot } from './bundle.ts';
@@ -15,7 +16,7 @@ export function nodeModulesAbove(dir: string): string | undefined {
   }
 }
 
-export default function setup(): () => void {
+export default function setup(): () => Promise<void> {
   const base = tmpdir();
   const run = mkdtempSync(join(base, 'tblcli-test-'));
   process.env.TMPDIR = run;
@@ -29,8 +30,10 @@ export default function setup(): () => void {
   process.env.XDG_STATE_HOME = join(home, '.local', 'state');
   process.env.XDG_CACHE_HOME = join(home, '.cache');
   process.env.TBLCLI_TEST_RUN = basename(run);
-  return () => {
-    rmSync(run, { recursive: true, force: true });
-    rmSync(testBuildRoot(), { recursive: true, force: true });
+  // asynchronous: a run leaves thousands of files there, and a synchronous delete would keep this
+  // process from seeing the last test workers exit (vitest then warns it timed out terminating them)
+  return async () => {
+    await rm(run, { recursive: true, force: true });
+    await rm(testBuildRoot(), { recursive: true, force: true });
   };
 }
