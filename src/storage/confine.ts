@@ -136,6 +136,15 @@ export function confineStorage(storage: Storage, root: string): Storage {
     for (const p of firstIn.values()) await check(op, p);
   };
 
+  const refuseRoot = (path: string): void => {
+    if (path === root) throw new TblError('bug', `refused to delete the table root ${storage.uri(root)}`);
+  };
+  /** what the batch deletes check before touching any file */
+  const checkDeletes = async (paths: readonly string[]) => {
+    for (const p of paths) refuseRoot(p);
+    await checkEach('delete', paths);
+  };
+
   const confined: Storage = {
     scheme: storage.scheme,
     uri: (p) => storage.uri(p),
@@ -173,7 +182,7 @@ export function confineStorage(storage: Storage, root: string): Storage {
       return storage.rename(from, to);
     },
     async delete(path: string, opts?: DeleteOptions) {
-      if (path === root) throw new TblError('bug', `refused to delete the table root ${storage.uri(root)}`);
+      refuseRoot(path);
       await check('delete', path);
       return storage.delete(path, opts);
     },
@@ -201,16 +210,13 @@ export function confineStorage(storage: Storage, root: string): Storage {
   }
   if (storage.deleteEach) {
     confined.deleteEach = async (paths, opts) => {
-      for (const p of paths) if (p === root) throw new TblError('bug', `refused to delete the table root ${storage.uri(root)}`);
-      await checkEach('delete', paths);
+      await checkDeletes(paths);
       return storage.deleteEach!(paths, opts);
     };
   }
   if (storage.deleteOrdered) {
     confined.deleteOrdered = async (items, opts) => {
-      const paths = items.flatMap((it) => [...it.first, it.last]);
-      for (const p of paths) if (p === root) throw new TblError('bug', `refused to delete the table root ${storage.uri(root)}`);
-      await checkEach('delete', paths);
+      await checkDeletes(items.flatMap((it) => [...it.first, it.last]));
       return storage.deleteOrdered!(items, opts);
     };
   }

@@ -139,13 +139,12 @@ try {
     const i = Atomics.add(state, ${NEXT}, 1);
     if (i >= ends.length) break;
     let ok = true;
-    for (let p = i === 0 ? 0 : ends[i - 1]; p < ends[i]; p++) {
+    for (let p = i === 0 ? 0 : ends[i - 1]; ok && p < ends[i]; p++) {
       try {
         unlinkSync(paths[p]);
         Atomics.add(state, ${DELETED}, 1);
       } catch (e) {
-        if (e.code !== 'ENOENT') ok = false;
-        if (!ok) break;
+        ok = e.code === 'ENOENT';
       }
     }
     if (!ok) break;
@@ -164,15 +163,16 @@ try {
  * it would wait (the worker starting, or behind), this thread deletes the next `first` files itself.
  */
 export async function deleteOrderedLocal(items: readonly OrderedDelete[], opts: DeleteOrderedOptions & { slow: (path: string) => Promise<boolean>; worker: boolean }): Promise<number> {
-  const paths: string[] = [];
-  const ends: number[] = [];
-  for (const it of items) {
-    paths.push(...it.first);
-    ends.push(paths.length);
-  }
   const state = new Int32Array(new SharedArrayBuffer(4 * (FLAGS + items.length)));
   let exited: Promise<unknown> | undefined;
   if (opts.worker) {
+    // the worker's copy of the `first` paths, flat, with each item's end
+    const paths: string[] = [];
+    const ends: number[] = [];
+    for (const it of items) {
+      paths.push(...it.first);
+      ends.push(paths.length);
+    }
     try {
       const { Worker } = await import('node:worker_threads');
       const worker = new Worker(WORKER, { eval: true, workerData: { paths, ends, state } });

@@ -489,19 +489,18 @@ export async function deleteActiveFiles(
   if (await storage.delete(items[0]!.last)) n++;
   opts.onDeleted?.(1);
   await opts.onPoint('after-first-completed-deleted');
+  // onProgress comes after every round, the last one included
   let reported = 0;
-  let pointed = false;
   n += await deleteOrdered(storage, items.slice(1), {
     limit: opts.concurrency,
     releaseInParallel: true,
     onProgress: async (done) => {
+      const first = reported === 0;
       opts.onDeleted?.(done - reported);
       reported = done;
       await opts.keepAlive();
-      if (!pointed) await opts.onPoint('after-first-round-deleted');
-      pointed = true;
+      if (first) await opts.onPoint('after-first-round-deleted');
     },
   });
-  opts.onDeleted?.(items.length - 1 - reported);
   return n;
 }
