@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { PackedColumn } from '../../src/parquet/packed.ts';
 import { sortedOrder } from '../../src/services/rewrite/cluster-write.ts';
 import type { ClusterJob } from '../../src/services/rewrite/cluster-job.ts';
-import { GatherScratch, HELD_DICTIONARY_LIMIT, HeldColumn, locateRows } from '../../src/services/rewrite/held-columns.ts';
+import { GatherScratch, HELD_DICTIONARY_LIMIT, HeldColumn, partOrder } from '../../src/services/rewrite/held-columns.ts';
 import { compareValues, type SortColumn, type SortValue } from '../../src/services/rewrite/sort-order.ts';
 
 const enc = new TextEncoder();
@@ -130,17 +130,14 @@ describe('held fields', () => {
             return x - y;
           });
           expect([...perm]).toEqual(want);
-          const chunkRows = sizes.reduce<number[]>((acc, s) => [...acc, Math.min(s, n - acc.reduce((a, b) => a + b, 0))], []);
-          chunkRows.push(n - chunkRows.reduce((a, b) => a + b, 0));
-          const src = locateRows(chunkRows, perm);
           const gs = new GatherScratch();
           for (const [c, h] of held.entries()) {
             // the whole order, then a middle range of it
-            const all = h.gather(src.chunk, src.row, 0, n, true, gs).col;
+            const all = h.gather(partOrder(perm, 0, n), gs).col;
             expect(Array.from({ length: n }, (_, i) => read(all, i, ks[c]!))).toEqual(want.map((i) => seen[c]![i]));
             const from = Math.floor(n / 3);
             const to = Math.max(from, n - 1);
-            const part = h.gather(src.chunk, src.row, from, to, false, gs).col;
+            const part = h.gather(partOrder(perm, from, to), gs).col;
             expect(Array.from({ length: part.length }, (_, i) => read(part, i, ks[c]!))).toEqual(want.slice(from, to).map((i) => seen[c]![i]));
             expect(part.nullCount).toBe(want.slice(from, to).filter((i) => seen[c]![i] === null).length);
           }
@@ -161,14 +158,17 @@ describe('held fields', () => {
     const perm = sortedOrder({ layout: 'linear' } as ClusterJob, [{ name: 'w', index: 0, kind: 'string' }], n, () => many);
     const want = Array.from({ length: n }, (_, i) => i).sort((x, y) => compareValues(values[x]!, values[y]!) || x - y);
     expect([...perm]).toEqual(want);
-    const src = locateRows([100, 5000, n - 5100], perm);
-    const all = many.gather(src.chunk, src.row, 0, n, true, new GatherScratch()).col;
+    const all = many.gather(partOrder(perm, 0, n), new GatherScratch()).col;
     expect(Array.from({ length: n }, (_, i) => read(all, i, kinds.wide!))).toEqual(want.map((i) => values[i]));
   });
 
-  it('locateRows: rows of empty chunks belong to the next non-empty one', () => {
-    const { chunk, row } = locateRows([0, 2, 0, 0, 3, 0], Int32Array.from([4, 0, 1, 2, 3]));
-    expect([...chunk]).toEqual([4, 1, 1, 4, 4]);
-    expect([...row]).toEqual([2, 0, 1, 0, 1]);
+  it('partOrder lists the rows of a part in held order; gather steps over empty chunks and writes each value at its output row', () => {
+    const o = partOrder(Int32Array.from([9, 4, 0, 7, 2, 5]), 1, 5);
+    expect([...o.held]).toEqual([0, 2, 4, 7]);
+    expect([...o.at]).toEqual([1, 3, 0, 2]);
+    // rows 0..4 in chunks [0, 2, 0, 0, 3, 0]: row 4 is the last of the fifth chunk
+    const h = hold(kinds.int!, [10, 11, 12, 13, 14], [0, 2, 0, 0, 3]);
+    const g = h.gather(partOrder(Int32Array.from([4, 0, 1, 2, 3]), 0, 5), new GatherScratch()).col;
+    expect(Array.from({ length: 5 }, (_, i) => read(g, i, kinds.int!))).toEqual([14, 10, 11, 12, 13]);
   });
 });

@@ -3,7 +3,7 @@
 // -0 = 0, longs exact past 2^53), over random columns of every value kind; stable for ties.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compareStrings, compareValues, sortPermutation, type SortColumn, type SortValue } from '../../src/services/rewrite/sort-order.ts';
+import { compareStrings, compareValues, radixOrder, sortPermutation, type SortColumn, type SortValue } from '../../src/services/rewrite/sort-order.ts';
 
 const kinds: Record<string, fc.Arbitrary<SortValue>> = {
   long: fc.oneof(fc.bigInt({ min: -(1n << 63n), max: (1n << 63n) - 1n }), fc.bigInt({ min: -5n, max: 5n })),
@@ -58,5 +58,19 @@ describe('linear sort order', () => {
     const a = enc.encode('\uffff');
     const b = enc.encode('\u{1F600}');
     expect(a[0]! < b[0]!).toBe(true);
+  });
+
+  it('radixOrder = a stable sort by the unsigned 64-bit keys (bytes shared by all keys, ties, every word)', () => {
+    // words drawn from few values, so that ties and bytes shared by every key are common, or from all of them
+    const word = fc.oneof(fc.constantFrom(0, 1, 0x100, 0xff000000, 0xffffffff, 0x80000000), fc.integer({ min: 0, max: 0xffffffff }));
+    fc.assert(
+      fc.property(fc.array(fc.tuple(word, word), { maxLength: 300 }), (pairs) => {
+        const keys = new Uint32Array(pairs.flat());
+        const big = (i: number) => (BigInt(keys[2 * i + 1]!) << 32n) | BigInt(keys[2 * i]!);
+        const want = pairs.map((_, i) => i).sort((x, y) => (big(x) < big(y) ? -1 : big(x) > big(y) ? 1 : x - y));
+        expect([...radixOrder(keys)]).toEqual(want);
+      }),
+      { numRuns: 300 },
+    );
   });
 });

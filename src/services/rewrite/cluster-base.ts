@@ -14,7 +14,7 @@ import type { Storage } from '../../storage/index.ts';
 import { emptyStats, inputBytesOf, mergeJobOf, type ClusterJob, type ClusterOutput } from './cluster-job.ts';
 import { sortedOrder, writeSorted, type ColumnSink } from './cluster-write.ts';
 import { columnarPlan, inputError } from './columnar-merge.ts';
-import { HeldColumn, locateRows } from './held-columns.ts';
+import { HeldColumn } from './held-columns.ts';
 import type { SortColumn } from './sort-order.ts';
 
 /** Meta fields the merge fills in where a base row has null (a base file written without them). */
@@ -90,9 +90,9 @@ export async function clusterBaseFiles(storage: Storage, job: ClusterJob, sortCo
 
   const sortFields = new Map<number, HeldColumn>();
   for (const c of sortCols) if (!sortFields.has(c.index)) sortFields.set(c.index, decode(c.index)!);
-  const src = locateRows(chunkRows, sortedOrder(job, sortCols, records, (c) => sortFields.get(c.index)!));
+  const perm = sortedOrder(job, sortCols, records, (c) => sortFields.get(c.index)!);
   const scanMs = Date.now() - started;
-  const files = await writeSorted(job, records, src, (j) => {
+  const files = await writeSorted(job, records, perm, (j) => {
     const h = sortFields.get(j) ?? decode(j);
     sortFields.delete(j);
     return h;

@@ -68,9 +68,9 @@ async function clusterPacked(storage: Storage, job: ClusterJob, sortCols: SortCo
   inputs.length = 0;
   spare = undefined;
   const records = held.rows;
-  const src = held.locate(sortedOrder(job, sortCols, records, (c) => held.columns[c.index]!));
+  const perm = sortedOrder(job, sortCols, records, (c) => held.columns[c.index]!);
   const scanMs = Date.now() - started;
-  const files = await writeSorted(job, records, src, (j) => held.columns[j], sink);
+  const files = await writeSorted(job, records, perm, (j) => held.columns[j], sink);
   return { files, stats, path: 'packed', records, inputBytes: inputBytesOf(job), scanMs };
 }
 

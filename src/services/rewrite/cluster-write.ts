@@ -4,7 +4,7 @@
 // time into openHoodiePackedColumnWriter, each held field let go once it is written.
 import { openHoodiePackedColumnWriter, type HoodiePackedColumnWriter } from '../../parquet/write-packed.ts';
 import { inputBytesOf, outputLayout, type ClusterFile, type ClusterJob } from './cluster-job.ts';
-import { GatherScratch, rankHeld, type Gathered, type HeldColumn } from './held-columns.ts';
+import { GatherScratch, partOrder, rankHeld, type Gathered, type HeldColumn, type PartOrder } from './held-columns.ts';
 import { permutationOfRanks, sortPermutation, type SortColumn } from './sort-order.ts';
 
 const text = new TextDecoder();
@@ -69,15 +69,15 @@ export function localSink(job: ClusterJob): ColumnSink {
 }
 
 /**
- * Writes the group's files from its held fields in sorted order (`src`: where each output row comes
- * from), one field at a time: `field(j)` gives field j's held values (undefined: the file name, a
+ * Writes the group's files from its held fields in sorted order (`perm[i]`: the held row output row
+ * i takes), one field at a time: `field(j)` gives field j's held values (undefined: the file name, a
  * constant), which are let go once gathered. Files the sink finishes elsewhere come back without
  * their bytes.
  */
 export async function writeSorted(
   job: ClusterJob,
   records: number,
-  src: { chunk: Int32Array; row: Int32Array },
+  perm: Int32Array,
   field: (j: number) => HeldColumn | undefined | Promise<HeldColumn | undefined>,
   sink: ColumnSink = localSink(job),
 ): Promise<ClusterFile[]> {
@@ -86,6 +86,11 @@ export async function writeSorted(
   sink.start(layout);
   const keys: (string[] | undefined)[] = layout.map(() => undefined);
   const partRows = job.rowGroupSize * Math.max(1, Math.floor(PART_ROWS / job.rowGroupSize));
+  // a part of row groups at a time: the gather buffers stay small
+  const parts: { k: number; from: number; order: PartOrder }[] = [];
+  for (const [k, f] of layout.entries()) for (let a = f.from; a < f.to; a += partRows) parts.push({ k, from: a - f.from, order: partOrder(perm, a, Math.min(f.to, a + partRows)) });
+  // the part orders stand for the order from here on
+  perm = new Int32Array(0);
   const scratches = Array.from({ length: sink.buffers }, () => new GatherScratch(sink.shared));
   const free: Promise<void>[] = scratches.map(() => Promise.resolve());
   let next = 0;
@@ -96,21 +101,18 @@ export async function writeSorted(
     const h = await field(j);
     if (!h) continue;
     const done: Promise<void>[] = [];
-    for (const [k, f] of layout.entries()) {
-      if (job.withKeys && j === jKey) keys[k] = [];
-      // a part of row groups at a time: the gather buffers stay small
-      for (let a = f.from; a < f.to; a += partRows) {
-        const b = next;
-        next = (next + 1) % scratches.length;
-        await free[b];
-        const g = h.gather(src.chunk, src.row, a, Math.min(f.to, a + partRows), false, scratches[b]!);
-        const { col } = g;
-        if (job.withKeys && j === jKey) for (let i = 0; i < col.length; i++) keys[k]!.push(text.decode(col.data.subarray(col.start(i), col.end(i))));
-        const { released, compressed } = sink.put(k, j, b, g, a - f.from);
-        released.catch(() => undefined);
-        free[b] = released;
-        done.push(compressed);
-      }
+    if (job.withKeys && j === jKey) for (const k of layout.keys()) keys[k] = [];
+    for (const { k, from, order } of parts) {
+      const b = next;
+      next = (next + 1) % scratches.length;
+      await free[b];
+      const g = h.gather(order, scratches[b]!);
+      const { col } = g;
+      if (job.withKeys && j === jKey) for (let i = 0; i < col.length; i++) keys[k]!.push(text.decode(col.data.subarray(col.start(i), col.end(i))));
+      const { released, compressed } = sink.put(k, j, b, g, from);
+      released.catch(() => undefined);
+      free[b] = released;
+      done.push(compressed);
     }
     h.release();
     for (const d of done) d.catch(() => undefined);

@@ -302,39 +302,86 @@ export function javaIntHashMapOrder(keys: number[]): number[] {
 
 /**
  * The stable order of indexes 0..n-1 by unsigned 64-bit keys, given as (low, high) 32-bit word pairs
- * (`keys[2i]`, `keys[2i + 1]`): an LSD radix sort by bytes, skipping the bytes all keys share.
+ * (`keys[2i]`, `keys[2i + 1]`): an LSD radix sort by bytes, skipping the bytes all keys share. The
+ * key words still needed travel with the indexes, so every pass reads its input in order (reading
+ * `keys` through the permuted indexes missed the cache once per row and pass: ~5× slower at 1M rows).
  */
 export function radixOrder(keys: Uint32Array): Int32Array {
   const n = keys.length >> 1;
-  let a = new Int32Array(n);
-  let b = new Int32Array(n);
-  for (let i = 0; i < n; i++) a[i] = i;
-  const count = new Int32Array(256);
-  for (let pass = 0; pass < 8; pass++) {
-    const word = pass >> 2;
-    const shift = (pass & 3) * 8;
-    count.fill(0);
-    for (let i = 0; i < n; i++) count[(keys[2 * i + word]! >>> shift) & 255]! += 1;
-    let used = 0;
-    for (let d = 0; d < 256; d++) if (count[d]) used++;
-    if (used <= 1) continue;
+  // the eight byte histograms in one read
+  const hist = new Int32Array(8 * 256);
+  for (let i = 0; i < n; i++) {
+    const lo = keys[2 * i]!;
+    const hi = keys[2 * i + 1]!;
+    hist[lo & 255]!++;
+    hist[256 + ((lo >>> 8) & 255)]!++;
+    hist[512 + ((lo >>> 16) & 255)]!++;
+    hist[768 + (lo >>> 24)]!++;
+    hist[1024 + (hi & 255)]!++;
+    hist[1280 + ((hi >>> 8) & 255)]!++;
+    hist[1536 + ((hi >>> 16) & 255)]!++;
+    hist[1792 + (hi >>> 24)]!++;
+  }
+  const passes: number[] = [];
+  for (let p = 0; p < 8; p++) {
+    // a byte every key shares: the first key's digit counts them all
+    const digit = ((p < 4 ? keys[0]! : keys[1]!) >>> ((p & 3) * 8)) & 255;
+    if (hist[p * 256 + digit]! !== n) passes.push(p);
+  }
+  let idx = new Int32Array(n);
+  for (let i = 0; i < n; i++) idx[i] = i;
+  if (passes.length === 0) return idx;
+  let lo = new Uint32Array(n);
+  let hi = new Uint32Array(n);
+  for (let i = 0; i < n; i++) {
+    lo[i] = keys[2 * i]!;
+    hi[i] = keys[2 * i + 1]!;
+  }
+  let idx2 = new Int32Array(n);
+  let lo2 = new Uint32Array(n);
+  let hi2 = new Uint32Array(n);
+  for (let q = 0; q < passes.length; q++) {
+    const p = passes[q]!;
+    const shift = (p & 3) * 8;
+    const count = hist.subarray(p * 256, p * 256 + 256);
     let sum = 0;
     for (let d = 0; d < 256; d++) {
       const c = count[d]!;
       count[d] = sum;
       sum += c;
     }
-    for (let i = 0; i < n; i++) {
-      const x = a[i]!;
-      const dg = (keys[2 * x + word]! >>> shift) & 255;
-      b[count[dg]!] = x;
-      count[dg]! += 1;
+    const later = passes.slice(q + 1);
+    const carryLo = later.some((x) => x < 4);
+    const carryHi = later.some((x) => x >= 4);
+    const src = p < 4 ? lo : hi;
+    // one loop per carried set: a branch per row would cost as much as the carrying saves
+    if (carryLo && carryHi) {
+      for (let i = 0; i < n; i++) {
+        const at = count[(src[i]! >>> shift) & 255]!++;
+        idx2[at] = idx[i]!;
+        lo2[at] = lo[i]!;
+        hi2[at] = hi[i]!;
+      }
+    } else if (carryHi) {
+      for (let i = 0; i < n; i++) {
+        const at = count[(src[i]! >>> shift) & 255]!++;
+        idx2[at] = idx[i]!;
+        hi2[at] = hi[i]!;
+      }
+    } else if (carryLo) {
+      for (let i = 0; i < n; i++) {
+        const at = count[(src[i]! >>> shift) & 255]!++;
+        idx2[at] = idx[i]!;
+        lo2[at] = lo[i]!;
+      }
+    } else {
+      for (let i = 0; i < n; i++) idx2[count[(src[i]! >>> shift) & 255]!++] = idx[i]!;
     }
-    const t = a;
-    a = b;
-    b = t;
+    [idx, idx2] = [idx2, idx];
+    [lo, lo2] = [lo2, lo];
+    [hi, hi2] = [hi2, hi];
   }
-  return a;
+  return idx;
 }
 
 /**
