@@ -171,4 +171,19 @@ describe('held fields', () => {
     const g = h.gather(partOrder(Int32Array.from([4, 0, 1, 2, 3]), 0, 5), new GatherScratch()).col;
     expect(Array.from({ length: 5 }, (_, i) => read(g, i, kinds.int!))).toEqual([14, 10, 11, 12, 13]);
   });
+
+  it('integer sort fields rank by their offset from the minimum; too wide together, the widest is made dense', () => {
+    const n = 500;
+    // offsets spanning 2^51 and 2^40: their product is past 2^53, dense ranks (≤ 501 each) are not
+    const a = Array.from({ length: n }, (_, i) => (i % 37 === 0 ? null : BigInt((((i * 7919) % 101) - 50) * 2 ** 44)));
+    const b = Array.from({ length: n }, (_, i) => BigInt(((i * 104729) % 13) * 2 ** 36));
+    const held = [hold(kinds.long!, a, [100, 0, 250]), hold(kinds.long!, b, [7])];
+    const ranked = held.map((h, c) => h.rank({ name: `c${c}`, index: c, kind: 'long' })!);
+    expect(ranked[0]!.distinct).toBe(100 * 2 ** 44 + 1);
+    expect(ranked[0]!.densify).toBeDefined();
+    const columns: SortColumn[] = [0, 1].map((i) => ({ name: `c${i}`, index: i, kind: 'long' }));
+    const perm = sortedOrder({ layout: 'linear' } as ClusterJob, columns, n, (c) => held[c.index]!);
+    const want = Array.from({ length: n }, (_, i) => i).sort((x, y) => compareValues(a[x]!, a[y]!) || compareValues(b[x]!, b[y]!) || x - y);
+    expect([...perm]).toEqual(want);
+  });
 });

@@ -8,7 +8,7 @@ import type { ParquetType } from 'hyparquet';
 import { PackedColumn, SpanSet } from '../../parquet/packed.ts';
 import type { ValueIds } from '../../parquet/write-packed.ts';
 import { compareBytes, equalBytes, moveBytes, viewOf } from '../../util/byte-spans.ts';
-import { radixOrder, rankNumbers, rankValues, type SortColumn, type SortValue } from './sort-order.ts';
+import { radixOrder, rankNumbers, rankValues, type Ranked, type SortColumn, type SortValue } from './sort-order.ts';
 
 /** Distinct values above which a string field is held as its packed bytes rather than a dictionary. */
 export const HELD_DICTIONARY_LIMIT = 4096;
@@ -361,7 +361,7 @@ export class HeldColumn {
    * Ranks 1..distinct of every held row's value in compareValues order (0 = null), or undefined when
    * only the general path can rank it (longs beyond 2^53).
    */
-  rank(c: SortColumn): { rank: Int32Array; distinct: number } | undefined {
+  rank(c: SortColumn): Ranked | undefined {
     const n = this.length;
     if (this.type === 'BYTE_ARRAY') {
       // strings by their UTF-8 bytes (= code point order, Spark's), bytes unsigned: the distinct
@@ -418,6 +418,22 @@ export class HeldColumn {
       }
     }
     void c;
+    if (this.type === 'INT32' || this.type === 'INT64') {
+      // integers: their offsets from the minimum are ranks already (no sort to rank them), as long as
+      // the offsets are exact
+      let min = Infinity;
+      let max = -Infinity;
+      for (let i = 0; i < n; i++) {
+        if (nulls[i]) continue;
+        const x = xs[i]!;
+        if (x < min) min = x;
+        if (x > max) max = x;
+      }
+      if (max - min + 1 <= Number.MAX_SAFE_INTEGER) {
+        for (let i = 0; i < n; i++) xs[i] = nulls[i] ? 0 : xs[i]! - min + 1;
+        return { rank: xs, distinct: min <= max ? max - min + 1 : 0, densify: () => rankNumbers(xs, nulls) };
+      }
+    }
     return rankNumbers(xs, nulls);
   }
 
@@ -462,7 +478,7 @@ export function valueOf(col: PackedColumn, i: number, c: SortColumn): SortValue 
 }
 
 /** Ranks of a held sort field: from its bytes when it allows, else through its values. */
-export function rankHeld(col: HeldColumn, c: SortColumn): { rank: Int32Array; distinct: number } {
+export function rankHeld(col: HeldColumn, c: SortColumn): Ranked {
   return col.rank(c) ?? rankValues(col.values(c));
 }
 

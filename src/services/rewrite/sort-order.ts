@@ -388,7 +388,7 @@ export function radixOrder(keys: Uint32Array): Int32Array {
  * Ranks 1..distinct of numbers in compareValues order (0 where nulls[i]): NaN largest, -0 = 0, as Spark
  * orders them. The doubles' bits made unsigned-sortable, radix-ordered, ranked in that order.
  */
-export function rankNumbers(xs: Float64Array, nulls: Uint8Array): { rank: Int32Array; distinct: number } {
+export function rankNumbers(xs: Float64Array, nulls: Uint8Array): Ranked {
   const n = xs.length;
   const f = new Float64Array(n);
   for (let i = 0; i < n; i++) {
@@ -423,7 +423,7 @@ export function rankNumbers(xs: Float64Array, nulls: Uint8Array): { rank: Int32A
 }
 
 /** Ranks 1..distinct of values in compareValues order (0 = null), computed without a comparator where the values allow. */
-export function rankValues(values: SortValue[]): { rank: Int32Array; distinct: number } {
+export function rankValues(values: SortValue[]): Ranked {
   const n = values.length;
   const rank = new Int32Array(n);
   let kind: 'number' | 'bigint' | 'other' | undefined;
@@ -474,16 +474,41 @@ export function rankValues(values: SortValue[]): { rank: Int32Array; distinct: n
 }
 
 /**
+ * A sort column's rows as integers in its order: 1..distinct (0 = null). Not every rank need be taken
+ * (a long's offset from its minimum, say); `densify` then gives the dense ranks of the same order,
+ * for when the combined rank would not be exact.
+ */
+export interface Ranked {
+  rank: ArrayLike<number>;
+  distinct: number;
+  densify?: () => Ranked;
+}
+
+function spanOf(ranked: readonly Ranked[]): number {
+  let span = 1;
+  for (const r of ranked) span *= r.distinct + 1;
+  return span;
+}
+
+/**
  * The permutation of rows 0..n-1 ordering them by their ranks, column after column (stable: equal
  * ranks keep the input order). Rows compare as small integers: when the combined rank is an exact
  * double, one radix sort of it orders them.
  */
-export function permutationOfRanks(n: number, ranked: { rank: Int32Array; distinct: number }[]): Int32Array {
+export function permutationOfRanks(n: number, columns: readonly Ranked[]): Int32Array {
   const perm = new Int32Array(n);
   for (let i = 0; i < n; i++) perm[i] = i;
-  if (ranked.length === 0 || n < 2) return perm;
-  let span = 1;
-  for (const r of ranked) span *= r.distinct + 1;
+  if (columns.length === 0 || n < 2) return perm;
+  let ranked = columns;
+  let span = spanOf(ranked);
+  // sparse ranks made dense, the widest first, until the combined rank is exact
+  while (span > Number.MAX_SAFE_INTEGER) {
+    const widest = ranked.filter((r) => r.densify).sort((a, b) => b.distinct - a.distinct)[0];
+    if (!widest) break;
+    const dense = widest.densify!();
+    ranked = ranked.map((r) => (r === widest ? dense : r));
+    span = spanOf(ranked);
+  }
   if (span <= Number.MAX_SAFE_INTEGER) {
     // the combined rank as one exact integer, radix-ordered (stable: ties keep the input order)
     const keys = new Uint32Array(2 * n);
