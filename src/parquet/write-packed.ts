@@ -241,18 +241,48 @@ function statistics(col: PackedColumn, values: PackedColumn, element: SchemaElem
     }
     return stats;
   }
-  let min: number | bigint | undefined;
-  let max: number | bigint | undefined;
+  if (element.type === 'INT64') {
+    // compared as (high, low) words: a BigInt per value cost more than the rest of the column's stats
+    let mh = 0;
+    let ml = 0;
+    let xh = 0;
+    let xl = 0;
+    let any = false;
+    for (let i = 0; i < values.length; i++) {
+      if (values.nulls[i]) continue;
+      const at = values.start(i);
+      const h = dv.getInt32(at + 4, true);
+      const l = dv.getUint32(at, true);
+      if (!any) {
+        mh = xh = h;
+        ml = xl = l;
+        any = true;
+        continue;
+      }
+      if (h < mh || (h === mh && l < ml)) {
+        mh = h;
+        ml = l;
+      }
+      if (h > xh || (h === xh && l > xl)) {
+        xh = h;
+        xl = l;
+      }
+    }
+    if (any) {
+      stats.min_value = (BigInt(mh) << 32n) | BigInt(ml);
+      stats.max_value = (BigInt(xh) << 32n) | BigInt(xl);
+    }
+    return stats;
+  }
+  let min: number | undefined;
+  let max: number | undefined;
   for (let i = 0; i < values.length; i++) {
     if (values.nulls[i]) continue;
     const at = values.start(i);
-    let v: number | bigint;
+    let v: number;
     switch (element.type) {
       case 'INT32':
         v = dv.getInt32(at, true);
-        break;
-      case 'INT64':
-        v = dv.getBigInt64(at, true);
         break;
       case 'FLOAT':
         v = dv.getFloat32(at, true);

@@ -6,7 +6,7 @@ import { chunkSpan, PackedColumn } from '../../src/parquet/packed.ts';
 import { openHoodiePackedColumnWriter, openHoodiePackedWriter, type ValueIds } from '../../src/parquet/write-packed.ts';
 import { withHoodieMetaFields, writeHoodieParquet } from '../../src/parquet/write.ts';
 import { compressors } from '../../src/parquet/read.ts';
-import { parquetReadObjects } from 'hyparquet';
+import { parquetMetadata, parquetReadObjects } from 'hyparquet';
 
 const schema = withHoodieMetaFields({ type: 'record', name: 'r', fields: [{ name: 'v', type: 'long' }] });
 const utf8 = new TextEncoder();
@@ -163,4 +163,43 @@ describe('packed column writer', () => {
       }
     });
   }
+});
+
+// The INT64 statistics are found from the (high, low) words: the low word compares unsigned.
+describe('packed writer INT64 statistics', () => {
+  it('min and max of signed longs (low words past 2^31, equal high words, nulls) as a reader sees them', async () => {
+    const longSchema = withHoodieMetaFields({ type: 'record', name: 'r', fields: [{ name: 'v', type: ['null', 'long'], default: null }] });
+    const tricky = [0n, -1n, 1n, 0x7fffffffn, 0x80000000n, 0xffffffffn, 0x100000000n, -0x80000000n, -0x80000001n, -0x100000000n, (1n << 62n) + 0x80000000n, -(1n << 63n), (1n << 63n) - 1n];
+    const readStats = async (values: (bigint | null)[]) => {
+      const cols = longSchema.fields.map((f) => new PackedColumn(f.name === 'v' ? 'INT64' : 'BYTE_ARRAY', 8));
+      const long = new DataView(new ArrayBuffer(8));
+      values.forEach((v, i) => {
+        for (let j = 0; j < 4; j++) cols[j]!.appendString(`x${i}`);
+        cols[4]!.appendBytes(NAME);
+        if (v === null) cols[5]!.appendNull();
+        else {
+          long.setBigInt64(0, v, true);
+          cols[5]!.appendBytes(new Uint8Array(long.buffer));
+        }
+      });
+      const w = openHoodiePackedWriter({ schema: longSchema, rowGroupSize: 1000 });
+      await w.writeGroup(cols);
+      const { bytes } = await w.finish();
+      const md = parquetMetadata(new Uint8Array(bytes).buffer);
+      return md.row_groups[0]!.columns[5]!.meta_data!.statistics!;
+    };
+    // every subset of three tricky values (and each alone), in both orders, with a null among them
+    const sets: bigint[][] = tricky.map((v) => [v]);
+    for (let a = 0; a < tricky.length; a++) for (let b = a + 1; b < tricky.length; b++) sets.push([tricky[a]!, tricky[b]!, tricky[(a + b) % tricky.length]!]);
+    for (const set of sets) {
+      for (const vs of [set, [...set].reverse()]) {
+        const st = await readStats([null, ...vs]);
+        const min = vs.reduce((m, v) => (v < m ? v : m));
+        const max = vs.reduce((m, v) => (v > m ? v : m));
+        expect([st.min_value, st.max_value, st.null_count], vs.join(',')).toEqual([min, max, 1n]);
+      }
+    }
+    const none = await readStats([null, null]);
+    expect(none.min_value).toBeUndefined();
+  });
 });
