@@ -7,7 +7,9 @@ import fc from 'fast-check';
 import type { ParquetType } from 'hyparquet';
 import { describe, expect, it } from 'vitest';
 import { PackedColumn } from '../../src/parquet/packed.ts';
-import { sortedOrder } from '../../src/services/rewrite/cluster-write.ts';
+import { sortedOrder, writeSorted } from '../../src/services/rewrite/cluster-write.ts';
+import { withHoodieMetaFields } from '../../src/parquet/write.ts';
+import { parquetReadObjects } from 'hyparquet';
 import type { ClusterJob } from '../../src/services/rewrite/cluster-job.ts';
 import { GatherScratch, HELD_DICTIONARY_LIMIT, HeldColumn, partOrder } from '../../src/services/rewrite/held-columns.ts';
 import { compareValues, type SortColumn, type SortValue } from '../../src/services/rewrite/sort-order.ts';
@@ -185,5 +187,28 @@ describe('held fields', () => {
     const perm = sortedOrder({ layout: 'linear' } as ClusterJob, columns, n, (c) => held[c.index]!);
     const want = Array.from({ length: n }, (_, i) => i).sort((x, y) => compareValues(a[x]!, a[y]!) || compareValues(b[x]!, b[y]!) || x - y);
     expect([...perm]).toEqual(want);
+  });
+
+  it('writeSorted in many parts writes the file one part gives: the rows in sorted order, the same bytes and keys', async () => {
+    const schema = withHoodieMetaFields({ type: 'record', name: 'r', fields: [{ name: 'k', type: 'string' }, { name: 'v', type: ['null', 'long'], default: null }] });
+    const n = 2345;
+    const v = Array.from({ length: n }, (_, i) => (i % 17 === 0 ? null : BigInt(((i * 7919) % 1009) - 500)));
+    const str = (f: (i: number) => string) => Array.from({ length: n }, (_, i) => f(i));
+    const values: SortValue[][] = [str((i) => `2025010100000${i % 3}000`), str((i) => `s-${i}`), str((i) => `key-${i}`), str(() => 'p'), [], str((i) => `key-${i}`), v];
+    const sizes = [500, 0, 700, 1];
+    const heldOf = () => values.map((vs, j) => (j === 4 ? undefined : hold(j === 6 ? kinds.long! : kinds.wide!, vs, sizes)));
+    const job = { writerSchema: schema, rowGroupSize: 100, fileIdPrefixes: ['p0'], firstTask: 0, instant: '20250102000000000', targetFileMaxBytes: 1e12, slices: [], withKeys: true, codec: 'SNAPPY', layout: 'linear', sortColumns: ['v'] } as unknown as ClusterJob;
+    const run = async (partTarget?: number) => {
+      const held = heldOf();
+      const perm = sortedOrder(job, [{ name: 'v', index: 6, kind: 'long' }], n, (c) => held[c.index]!);
+      return (await writeSorted(job, n, perm, (j) => held[j], undefined, partTarget))[0]!;
+    };
+    const one = await run();
+    const many = await run(300);
+    const want = Array.from({ length: n }, (_, i) => i).sort((x, y) => compareValues(v[x]!, v[y]!) || x - y);
+    const rows = await parquetReadObjects({ file: new Uint8Array(many.bytes).buffer });
+    expect(rows.map((r) => [r.k, r.v ?? null, r._hoodie_commit_seqno])).toEqual(want.map((i) => [`key-${i}`, v[i], `s-${i}`]));
+    expect(many.keys).toEqual(want.map((i) => `key-${i}`));
+    expect(Buffer.compare(many.bytes, one.bytes)).toBe(0);
   });
 });

@@ -80,12 +80,14 @@ export async function writeSorted(
   perm: Int32Array,
   field: (j: number) => HeldColumn | undefined | Promise<HeldColumn | undefined>,
   sink: ColumnSink = localSink(job),
+  /** rows gathered at a time (rounded down to whole row groups, at least one) */
+  partTarget = PART_ROWS,
 ): Promise<ClusterFile[]> {
   const jKey = job.writerSchema.fields.findIndex((f) => f.name === '_hoodie_record_key');
   const layout = outputLayout(job, records, inputBytesOf(job));
   sink.start(layout);
   const keys: (string[] | undefined)[] = layout.map(() => undefined);
-  const partRows = job.rowGroupSize * Math.max(1, Math.floor(PART_ROWS / job.rowGroupSize));
+  const partRows = job.rowGroupSize * Math.max(1, Math.floor(partTarget / job.rowGroupSize));
   // a part of row groups at a time: the gather buffers stay small
   const parts: { k: number; from: number; order: PartOrder }[] = [];
   for (const [k, f] of layout.entries()) for (let a = f.from; a < f.to; a += partRows) parts.push({ k, from: a - f.from, order: partOrder(perm, a, Math.min(f.to, a + partRows)) });
