@@ -2,7 +2,8 @@
 // bytes (strings of few distinct values as a dictionary, given up past its limit) sort as the
 // reference comparator sort over the values the row path reads (nulls first, UTF-8 byte order, NaN
 // last, -0 = 0, longs exact past 2^53, ties stable), and gathering them in that order gives those
-// values in that order, nulls included; locating rows copes with empty chunks.
+// values in that order, nulls included, a part at a time (empty chunks stepped over); integer fields
+// rank by offset, made dense when too wide; writeSorted in many parts writes the one-part file.
 import fc from 'fast-check';
 import type { ParquetType } from 'hyparquet';
 import { describe, expect, it } from 'vitest';
@@ -176,7 +177,7 @@ describe('held fields', () => {
 
   it('integer sort fields rank by their offset from the minimum; too wide together, the widest is made dense', () => {
     const n = 500;
-    // offsets spanning 2^51 and 2^40: their product is past 2^53, dense ranks (≤ 501 each) are not
+    // offsets spanning 100·2^44 and 12·2^36: their product is past 2^53, dense ranks (≤ 501 each) are not
     const a = Array.from({ length: n }, (_, i) => (i % 37 === 0 ? null : BigInt((((i * 7919) % 101) - 50) * 2 ** 44)));
     const b = Array.from({ length: n }, (_, i) => BigInt(((i * 104729) % 13) * 2 ** 36));
     const held = [hold(kinds.long!, a, [100, 0, 250]), hold(kinds.long!, b, [7])];
