@@ -57,8 +57,7 @@ export async function clusterBaseFiles(storage: Storage, job: ClusterJob, sortCo
     inputs.push({ path, bytes, info, plan, chunkIndex });
   }
   const elements = prepareHoodieSchema(job.writerSchema).parquetSchema.slice(1);
-  const chunkRows = inputs.flatMap((b) => b.info.metadata.row_groups.map((rg) => Number(rg.num_rows)));
-  const records = chunkRows.reduce((n, r) => n + r, 0);
+  const records = inputs.reduce((n, b) => n + b.info.metadata.row_groups.reduce((m, rg) => m + Number(rg.num_rows), 0), 0);
 
   /** Field j of every row (chunk = one base row group), as the merge would copy it. */
   const decode = (j: number): HeldColumn | undefined => {

@@ -496,9 +496,8 @@ function spanOf(ranked: readonly Ranked[]): number {
  * double, one radix sort of it orders them.
  */
 export function permutationOfRanks(n: number, columns: readonly Ranked[]): Int32Array {
-  const perm = new Int32Array(n);
-  for (let i = 0; i < n; i++) perm[i] = i;
-  if (columns.length === 0 || n < 2) return perm;
+  const perm = () => Int32Array.from({ length: n }, (_, i) => i);
+  if (columns.length === 0 || n < 2) return perm();
   let ranked = columns;
   let span = spanOf(ranked);
   // sparse ranks made dense, the widest first, until the combined rank is exact
@@ -520,7 +519,7 @@ export function permutationOfRanks(n: number, columns: readonly Ranked[]): Int32
     }
     return radixOrder(keys);
   }
-  return perm.sort((x, y) => {
+  return perm().sort((x, y) => {
     for (const r of ranked) {
       const d = r.rank[x]! - r.rank[y]!;
       if (d !== 0) return d;
