@@ -12,7 +12,7 @@ import { ByteWriter } from 'hyparquet-writer/src/bytewriter.js';
 import { writePageHeader } from 'hyparquet-writer/src/datapage.js';
 import { snappyCompress } from './snappy.ts';
 import { TblError } from '../errors/index.ts';
-import { HoodieBloomFilter } from './bloom.ts';
+import { BloomBatch, HoodieBloomFilter } from './bloom.ts';
 import { PackedColumn, pageLocationsOf, SpanSet } from './packed.ts';
 import { rleHybrid } from './rle-hybrid.ts';
 import { compareBytes, equalBytes, moveBytes, viewOf } from '../util/byte-spans.ts';
@@ -576,7 +576,23 @@ function concatBytes(parts: Uint8Array[], size: number): Uint8Array {
   return out;
 }
 
-export type PackedWriterOptions = HoodieParquetWriterOptions & { bloomSeed?: BloomSeed; constants?: (Uint8Array | undefined)[] };
+export type PackedWriterOptions = HoodieParquetWriterOptions & {
+  bloomSeed?: BloomSeed;
+  constants?: (Uint8Array | undefined)[];
+  /**
+   * The bloom filter is built in two threads, each key added at its row (HoodieBloomFilter.addBytesAt):
+   * this writer hashes the keys of rows r with r % every === 0 (every 0: none), the other keys' bits
+   * come with finish.
+   */
+  bloomShared?: { every: number };
+};
+
+/** A filter's bits built elsewhere (HoodieBloomFilter.addBytesAt), for PackedWriterOptions.bloomShared. */
+export interface GivenBloom {
+  filter: HoodieBloomFilter;
+  /** keys added (one per row) */
+  keys: number;
+}
 
 /** Encodes row groups into EncodedGroups (pages, dictionaries, statistics, compression). */
 interface PackedGroupEncoder {
@@ -806,7 +822,7 @@ interface PackedFileAssembler {
   /** Tracks the keys of the next rows in file order (call before or after placing their group, in order). */
   addKeys(col: PackedColumn): void;
   place(group: EncodedGroup): void;
-  finish(): HoodieParquetFile & { size: number };
+  finish(bloom?: GivenBloom): HoodieParquetFile & { size: number };
 }
 
 function openPackedFileAssembler(opts: PackedWriterOptions): PackedFileAssembler {
@@ -816,6 +832,10 @@ function openPackedFileAssembler(opts: PackedWriterOptions): PackedFileAssembler
   if (opts.bloomSeed && opts.bloomFilter !== false && !seed) throw writeFailed(schema, new Error('the bloom filter seed does not resume'));
   const seeded = seed ? opts.bloomSeed!.rows : 0;
   const keys = new RecordKeyTracker(p.keyField, opts.bloomFilter, seed);
+  // bloomShared: this thread's share of the filter, and how many keys it holds
+  const every = opts.bloomShared?.every ?? 0;
+  const own = opts.bloomShared && keys.bloom ? HoodieBloomFilter.create(opts.bloomFilter || {}) : undefined;
+  let ownKeys = 0;
   packedCodecOf(opts.codec ?? 'GZIP');
   const sink = new ChunkWriter();
   let pq: ParquetWriter;
@@ -837,11 +857,19 @@ function openPackedFileAssembler(opts: PackedWriterOptions): PackedFileAssembler
     let lo = -1;
     let hi = -1;
     let plain = true;
+    // four keys hashed at once (the keys' bytes stay put until the flush below)
+    const target = own ?? keys.bloom;
+    const batch = target && new BloomBatch(target);
     for (let i = 0; i < col.length; i++) {
       const s = col.start(i);
       const e = col.end(i);
       if (col.nulls[i] || e === s) throw new TblError('parquet', `row ${first + i} has no record key in ${p.keyField}`);
-      if (first + i >= seeded) keys.bloom?.addBytes(d, s, e);
+      if (own) {
+        if (every > 0 && (first + i) % every === 0) {
+          batch!.addAt(d, s, e, first + i);
+          ownKeys++;
+        }
+      } else if (first + i >= seeded) batch?.add(d, s, e);
       // UTF-8 byte order is UTF-16 order (Java's String.compareTo) unless U+E000.. or supplementary
       // characters occur (lead bytes ≥ 0xee; ASCII words skipped four bytes at a time)
       if (plain) {
@@ -853,6 +881,7 @@ function openPackedFileAssembler(opts: PackedWriterOptions): PackedFileAssembler
       else if (compareBytes(d, dv, s, e, d, dv, col.start(hi), col.end(hi)) > 0) hi = i;
       else if (compareBytes(d, dv, s, e, d, dv, col.start(lo), col.end(lo)) < 0) lo = i;
     }
+    batch?.flush();
     const str = (i: number) => text.decode(d.subarray(col.start(i), col.end(i)));
     const candidates = plain ? [lo, hi] : Array.from({ length: col.length }, (_, i) => i);
     for (const i of candidates) {
@@ -888,9 +917,20 @@ function openPackedFileAssembler(opts: PackedWriterOptions): PackedFileAssembler
       pq.row_groups.push({ columns: g.columns as never, total_byte_size: total, num_rows: BigInt(g.rows), total_compressed_size: BigInt(g.bytes.length) });
       rowCount += g.rows;
     },
-    finish() {
+    finish(given) {
       if (finished) throw writeFailed(schema, new Error('finish called twice'));
       finished = true;
+      if (own) {
+        if (!given || ownKeys + given.keys !== keyRows) throw writeFailed(schema, new Error(`the bloom filter holds ${ownKeys + (given?.keys ?? 0)} keys of ${keyRows}`));
+        // a filter of another shape is refused
+        try {
+          own.merge(given.filter);
+          own.settle(keyRows);
+        } catch (e) {
+          throw writeFailed(schema, e);
+        }
+        keys.bloom = own;
+      }
       return closeHoodieFile(pq, sink, schema, keys, rowCount, opts.recordKeyFooter !== false);
     },
   };
@@ -988,7 +1028,8 @@ export interface HoodiePackedColumnWriter {
    * (same bytes).
    */
   writeColumn(j: number, col: PackedColumn, ids?: ValueIds, at?: number): Promise<void>;
-  finish(): Promise<HoodieParquetFile & { size: number }>;
+  /** `bloom`: the other thread's bits of the filter, with PackedWriterOptions.bloomShared */
+  finish(bloom?: GivenBloom): Promise<HoodieParquetFile & { size: number }>;
 }
 
 export function openHoodiePackedColumnWriter(opts: PackedWriterOptions, rows: number): HoodiePackedColumnWriter {
@@ -1033,7 +1074,7 @@ export function openHoodiePackedColumnWriter(opts: PackedWriterOptions, rows: nu
         },
       );
     },
-    async finish() {
+    async finish(bloom) {
       if (finished) throw writeFailed(schema, new Error('finish called twice'));
       finished = true;
       for (let j = 0; j < J; j++) if (!constants[j] && !written.has(j)) throw writeFailed(schema, new Error(`column ${encoder.elements[j]!.name} was not written`));
@@ -1044,7 +1085,7 @@ export function openHoodiePackedColumnWriter(opts: PackedWriterOptions, rows: nu
         chunks[g] = [];
         file.place(group);
       }
-      return file.finish();
+      return file.finish(bloom);
     },
   };
 }

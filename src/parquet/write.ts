@@ -353,7 +353,8 @@ export function fieldConverter(p: PreparedHoodieSchema, f: AvroField): (v: unkno
 
 /** Bloom filter and min/max record key, fed in row order. */
 export class RecordKeyTracker {
-  readonly bloom: HoodieBloomFilter | undefined;
+  /** (replaced once by a filter built in two threads: PackedWriterOptions.bloomShared) */
+  bloom: HoodieBloomFilter | undefined;
   minKey: string | undefined;
   maxKey: string | undefined;
   constructor(

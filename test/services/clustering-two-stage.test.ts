@@ -54,6 +54,18 @@ describe('clustering a group on two threads', () => {
     for (const threads of [1, 2] as const) expectSame(await clusterJob(storage, job, { mode: 'always', url, threads }), want);
   });
 
+  it('record keys held as bytes (over 4,096 of them), several files: the in-process bytes, bloom filters too', async () => {
+    // the worker builds the bloom filters from the held keys a step at a time (cluster-write.ts
+    // BloomWork), resuming inside a file; the dictionary-held keys of the cases above take another path
+    const base = fresh({ version: 6, type: 'COPY_ON_WRITE', partitions: ['p'], filesPerPartition: 4, rowsPerFile: 1_600, rowGroupSize: 400, seed: 8 });
+    const job = await jobOf(base, { targetFileMaxBytes: 900_000 });
+    const storage = new LocalStorage();
+    const want = await clusterGroup(storage, job);
+    expect(want.files.length).toBeGreaterThan(1);
+    expect(Math.max(...want.files.map((f) => f.rowCount))).toBeGreaterThan(2_048);
+    expectSame(await clusterJob(storage, job, { mode: 'always', url, threads: 2 }), want);
+  });
+
   it('clustering run with the worker, two threads: every acceptance check', async () => {
     const base = fresh({ version: 6, type: 'COPY_ON_WRITE', partitions: ['2025/01/01'], filesPerPartition: 5, rowsPerFile: 800, seed: 6 });
     const before = await captureBefore(base);

@@ -3,12 +3,15 @@
 // reference comparator sort over the values the row path reads (nulls first, UTF-8 byte order, NaN
 // last, -0 = 0, longs exact past 2^53, ties stable), and gathering them in that order gives those
 // values in that order, nulls included, a part at a time (empty chunks stepped over); integer fields
-// rank by offset, made dense when too wide; writeSorted in many parts writes the one-part file.
+// rank by offset, made dense when too wide; writeSorted in many parts writes the one-part file, its
+// bloom filters built at each key's row too.
 import fc from 'fast-check';
 import type { ParquetType } from 'hyparquet';
 import { describe, expect, it } from 'vitest';
 import { PackedColumn } from '../../src/parquet/packed.ts';
-import { sortedOrder, writeSorted } from '../../src/services/rewrite/cluster-write.ts';
+import { BloomWork, openFileWriter, sortedOrder, writeSorted, type ColumnSink } from '../../src/services/rewrite/cluster-write.ts';
+import { HoodieBloomFilter } from '../../src/parquet/bloom.ts';
+import type { GivenBloom, HoodiePackedColumnWriter } from '../../src/parquet/write-packed.ts';
 import { withHoodieMetaFields } from '../../src/parquet/write.ts';
 import { parquetReadObjects } from 'hyparquet';
 import type { ClusterJob } from '../../src/services/rewrite/cluster-job.ts';
@@ -190,6 +193,43 @@ describe('held fields', () => {
     expect([...perm]).toEqual(want);
   });
 
+  it('BloomWork: each key added at its row in its file, part after part and step by step, gives the filters of the keys added in order', () => {
+    const n = 2345;
+    const keys = Array.from({ length: n }, (_, i) => `key-${(i * 7919) % n}`);
+    // held as bytes (over the dictionary limit) and as a dictionary
+    const asBytes = () => hold(kinds.wide!, [...keys, ...Array.from({ length: HELD_DICTIONARY_LIMIT }, (_, i) => `x${i}`)], [500, 0, 700]);
+    const asDictionary = () => hold(kinds.wide!, keys, [500, 0, 700]);
+    expect([asBytes().isDictionary, asDictionary().isDictionary]).toEqual([false, true]);
+    for (const heldOf of [asBytes, asDictionary]) {
+      const perm = Int32Array.from({ length: n }, (_, i) => (i * 1031) % n);
+      // two files of 1,000 and 1,345 rows, in parts of 300 rows (a file's last part shorter)
+      const files = [[0, 1000], [1000, n]] as const;
+      const parts = files.flatMap(([a, b], k) => Array.from({ length: Math.ceil((b - a) / 300) }, (_, p) => ({ k, from: p * 300, order: partOrder(perm, a + p * 300, Math.min(b, a + (p + 1) * 300)) })));
+      const small = { numEntries: 50, maxEntries: 170, fpp: 0.01 };
+      // every key here; every key but those of rows r % 3 === 0, which the other thread adds
+      for (const skip of [0, 3]) {
+        const held = heldOf();
+        const work = new BloomWork(2, skip, small);
+        work.start(held, parts);
+        for (const step of [1, 7, 299, 301, 450, 1]) work.step(step);
+        work.gathered();
+        for (const [k, [a, b]] of files.entries()) {
+          const want = HoodieBloomFilter.create(small);
+          for (let i = a; i < b; i++) want.add(keys[perm[i]!]!);
+          const got = work.given(k);
+          const there = HoodieBloomFilter.create(small);
+          for (let r = 0; skip && r < b - a; r += skip) there.addBytesAt(enc.encode(keys[perm[a + r]!]!), 0, enc.encode(keys[perm[a + r]!]!).length, r);
+          expect(got.keys + (skip ? Math.ceil((b - a) / skip) : 0)).toBe(b - a);
+          got.filter.merge(there);
+          got.filter.settle(b - a);
+          expect(got.filter.serialize(), `file ${k}, skip ${skip}`).toBe(want.serialize());
+        }
+        // the keys are let go once hashed
+        if (!held.isDictionary) expect(held.chunks().length).toBe(0);
+      }
+    }
+  });
+
   it('writeSorted in many parts writes the file one part gives: the rows in sorted order, the same bytes and keys', async () => {
     const schema = withHoodieMetaFields({ type: 'record', name: 'r', fields: [{ name: 'k', type: 'string' }, { name: 'v', type: ['null', 'long'], default: null }] });
     const n = 2345;
@@ -199,13 +239,33 @@ describe('held fields', () => {
     const sizes = [500, 0, 700, 1];
     const heldOf = () => values.map((vs, j) => (j === 4 ? undefined : hold(j === 6 ? kinds.long! : kinds.wide!, vs, sizes)));
     const job = { writerSchema: schema, rowGroupSize: 100, fileIdPrefixes: ['p0'], firstTask: 0, instant: '20250102000000000', targetFileMaxBytes: 1e12, slices: [], withKeys: true, codec: 'SNAPPY', layout: 'linear', sortColumns: ['v'] } as unknown as ClusterJob;
-    const run = async (partTarget?: number) => {
+    // a sink that takes the bloom filters built while writeSorted waits (as the worker's remote sink does)
+    const bloomHere = (): ColumnSink => {
+      let writers: HoodiePackedColumnWriter[] = [];
+      const blooms: GivenBloom[] = [];
+      return {
+        buffers: 1,
+        shared: false,
+        bloomHere: true,
+        start: (layout) => void (writers = layout.map((f) => openFileWriter(job, f, true))),
+        // the buffer comes back a little later, as from the other thread: writeSorted hashes meanwhile
+        put: (k, j, _b, g, at) => {
+          const compressed = writers[k]!.writeColumn(j, g.col, g.ids, at);
+          return { released: new Promise((r) => setTimeout(r, 2)), compressed };
+        },
+        bloom: (k, b) => void (blooms[k] = b),
+        finish: () => Promise.all(writers.map((w, k) => w.finish(blooms[k]))),
+      };
+    };
+    const run = async (partTarget?: number, sink?: ColumnSink) => {
       const held = heldOf();
       const perm = sortedOrder(job, [{ name: 'v', index: 6, kind: 'long' }], n, (c) => held[c.index]!);
-      return (await writeSorted(job, n, perm, (j) => held[j], undefined, partTarget))[0]!;
+      return (await writeSorted(job, n, perm, (j) => held[j], sink, partTarget))[0]!;
     };
     const one = await run();
     const many = await run(300);
+    // the filter built key by key at each key's row, over parts of 300 rows and steps across them
+    expect(Buffer.compare((await run(300, bloomHere())).bytes, one.bytes)).toBe(0);
     const want = Array.from({ length: n }, (_, i) => i).sort((x, y) => compareValues(v[x]!, v[y]!) || x - y);
     const rows = await parquetReadObjects({ file: new Uint8Array(many.bytes).buffer });
     expect(rows.map((r) => [r.k, r.v ?? null, r._hoodie_commit_seqno])).toEqual(want.map((i) => [`key-${i}`, v[i], `s-${i}`]));

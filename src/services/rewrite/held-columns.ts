@@ -204,6 +204,29 @@ export class HeldColumn {
   }
 
   /**
+   * Rows [k0, k1) of a part (partOrder) of a byte-array field, in held order: `fn` gets each value's
+   * bytes and its row in the part (nulls skipped).
+   */
+  eachBytes(o: PartOrder, k0: number, k1: number, fn: (data: Uint8Array, start: number, end: number, at: number) => void): void {
+    if (this.width) throw new Error('eachBytes: not a byte-array field');
+    const { from, first } = this.spans(o);
+    const { held, at } = o;
+    const nc = from.length - 1;
+    let c = 0;
+    for (let k = k0; k < k1; k++) {
+      while (from[c + 1]! <= k && c < nc - 1) c++;
+      const r = held[k]! - first[c]!;
+      if (this.set) {
+        const x = this.ids[c]![r]! - 1;
+        if (x >= 0) fn(this.set.dict.data, this.set.dict.start(x), this.set.dict.end(x), at[k]!);
+      } else {
+        const src = this.plain[c]!;
+        if (!src.nulls[r]) fn(src.data, src.offsets[r]!, src.offsets[r + 1]!, at[k]!);
+      }
+    }
+  }
+
+  /**
    * Where the part's rows lie, chunk by chunk: rows [from[c], from[c + 1]) of `o` are chunk c's,
    * row held[k] - first[c] of it (held is ascending: one binary search per chunk).
    */
