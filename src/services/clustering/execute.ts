@@ -36,9 +36,10 @@ export interface ClusteringRunOptions extends RewriteRunOptions {
   targetFileMaxBytes?: number;
   /**
    * threads one group uses with a worker: 2 = the worker sorts and gathers, this thread encodes the
-   * fields (cluster-stage.ts), when fewer groups run than there are cores; default 1: on the bench
-   * (bench/clustering.mjs, a shared 2-core host) two threads were no faster and peaked ~50 MB higher
-   * (two threads' allocator arenas each keep their high-water mark)
+   * fields (cluster-stage.ts; the worker builds the bloom filters while it waits), when fewer groups
+   * run than there are cores; default 1: on the bench (bench/clustering.mjs, a shared 2-core host)
+   * two threads were ~5–10% faster but peaked ~50 MB higher (two threads' allocator arenas each keep
+   * their high-water mark)
    */
   fileGroupThreads?: 1 | 2;
   onProgress?: (e: { type: 'file-written'; partition: string; fileId: string; path: string; records: number; bytes: number; merge: 'packed' | 'rows' }) => void;
