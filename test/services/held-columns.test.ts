@@ -15,7 +15,7 @@ import type { GivenBloom, HoodiePackedColumnWriter } from '../../src/parquet/wri
 import { withHoodieMetaFields } from '../../src/parquet/write.ts';
 import { parquetReadObjects } from 'hyparquet';
 import type { ClusterJob } from '../../src/services/rewrite/cluster-job.ts';
-import { GatherScratch, HELD_DICTIONARY_LIMIT, HeldColumn, partOrder } from '../../src/services/rewrite/held-columns.ts';
+import { GatherScratch, HELD_DICTIONARY_LIMIT, HeldColumn, partOrder, partOrders } from '../../src/services/rewrite/held-columns.ts';
 import { compareValues, type SortColumn, type SortValue } from '../../src/services/rewrite/sort-order.ts';
 
 const enc = new TextEncoder();
@@ -172,6 +172,16 @@ describe('held fields', () => {
     const o = partOrder(Int32Array.from([9, 4, 0, 7, 2, 5]), 1, 5);
     expect([...o.held]).toEqual([0, 2, 4, 7]);
     expect([...o.at]).toEqual([1, 3, 0, 2]);
+    // consecutive parts (one empty) in one pass: each as listed alone, held ascending
+    const perm = Int32Array.from({ length: 50 }, (_, i) => (i * 17) % 50);
+    const bounds = [3, 10, 10, 31, 50];
+    const all = partOrders(perm, bounds);
+    expect(all.map((x) => x.at.length)).toEqual([7, 0, 21, 19]);
+    for (const [p, x] of all.entries()) {
+      const want = Array.from({ length: bounds[p + 1]! - bounds[p]! }, (_, i) => ({ h: perm[bounds[p]! + i]!, at: i })).sort((a, b) => a.h - b.h);
+      expect([...x.held]).toEqual(want.map((w) => w.h));
+      expect([...x.at]).toEqual(want.map((w) => w.at));
+    }
     // rows 0..4 in chunks [0, 2, 0, 0, 3, 0]: row 4 is the last of the fifth chunk
     const h = hold(kinds.int!, [10, 11, 12, 13, 14], [0, 2, 0, 0, 3]);
     const g = h.gather(partOrder(Int32Array.from([4, 0, 1, 2, 3]), 0, 5), new GatherScratch()).col;

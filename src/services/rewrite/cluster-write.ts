@@ -6,7 +6,7 @@ import { setImmediate as immediate } from 'node:timers/promises';
 import { BloomBatch, HoodieBloomFilter, type BloomFilterOptions } from '../../parquet/bloom.ts';
 import { openHoodiePackedColumnWriter, type GivenBloom, type HoodiePackedColumnWriter } from '../../parquet/write-packed.ts';
 import { inputBytesOf, outputLayout, type ClusterFile, type ClusterJob } from './cluster-job.ts';
-import { GatherScratch, partOrder, rankHeld, type Gathered, type HeldColumn, type PartOrder } from './held-columns.ts';
+import { GatherScratch, partOrders, rankHeld, type Gathered, type HeldColumn, type PartOrder } from './held-columns.ts';
 import { permutationOfRanks, sortPermutation, type SortColumn } from './sort-order.ts';
 
 const text = new TextDecoder();
@@ -206,8 +206,10 @@ export async function writeSorted(
   const keys: (string[] | undefined)[] = layout.map(() => undefined);
   const partRows = job.rowGroupSize * Math.max(1, Math.floor(partTarget / job.rowGroupSize));
   // a part of row groups at a time: the gather buffers stay small
-  const parts: { k: number; from: number; order: PartOrder }[] = [];
-  for (const [k, f] of layout.entries()) for (let a = f.from; a < f.to; a += partRows) parts.push({ k, from: a - f.from, order: partOrder(perm, a, Math.min(f.to, a + partRows)) });
+  const cuts: { k: number; from: number; start: number }[] = [];
+  for (const [k, f] of layout.entries()) for (let a = f.from; a < f.to; a += partRows) cuts.push({ k, from: a - f.from, start: a });
+  const orders = partOrders(perm, [...cuts.map((c) => c.start), layout.at(-1)?.to ?? 0]);
+  const parts: { k: number; from: number; order: PartOrder }[] = cuts.map(({ k, from }, p) => ({ k, from, order: orders[p]! }));
   // the part orders stand for the order from here on
   perm = new Int32Array(0);
   const bloom = sink.bloomHere ? new BloomWork(layout.length) : undefined;

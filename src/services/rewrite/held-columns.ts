@@ -8,7 +8,7 @@ import type { ParquetType } from 'hyparquet';
 import { PackedColumn, SpanSet } from '../../parquet/packed.ts';
 import type { ValueIds } from '../../parquet/write-packed.ts';
 import { compareBytes, equalBytes, moveBytes, viewOf } from '../../util/byte-spans.ts';
-import { radixOrder, rankNumbers, rankValues, type Ranked, type SortColumn, type SortValue } from './sort-order.ts';
+import { rankNumbers, rankValues, type Ranked, type SortColumn, type SortValue } from './sort-order.ts';
 
 /** Distinct values above which a string field is held as its packed bytes rather than a dictionary. */
 export const HELD_DICTIONARY_LIMIT = 4096;
@@ -90,13 +90,41 @@ interface Spans {
 }
 
 export function partOrder(perm: Int32Array, from: number, to: number): PartOrder {
-  const n = to - from;
-  const keys = new Uint32Array(2 * n);
-  for (let k = 0; k < n; k++) keys[2 * k] = perm[from + k]!;
-  const at = radixOrder(keys);
-  const held = new Int32Array(n);
-  for (let k = 0; k < n; k++) held[k] = perm[from + at[k]!]!;
-  return { held, at };
+  return partOrders(perm, [from, to])[0]!;
+}
+
+/**
+ * The PartOrders of consecutive parts, output rows [bounds[p], bounds[p + 1]) each: one pass over
+ * the held rows in ascending order, each dealt to its part (no sort: a held row's place comes from
+ * the inverse of the order).
+ */
+export function partOrders(perm: Int32Array, bounds: readonly number[]): PartOrder[] {
+  const parts = bounds.length - 1;
+  const lo = bounds[0]!;
+  const hi = bounds[parts]!;
+  // each held row's output row (-1: outside the parts)
+  let top = -1;
+  for (let i = lo; i < hi; i++) top = Math.max(top, perm[i]!);
+  const place = new Int32Array(top + 1).fill(-1);
+  for (let i = lo; i < hi; i++) place[perm[i]!] = i;
+  const orders = Array.from({ length: parts }, (_, p) => ({ held: new Int32Array(bounds[p + 1]! - bounds[p]!), at: new Int32Array(bounds[p + 1]! - bounds[p]!) }));
+  const fill = new Int32Array(parts);
+  for (let h = 0; h < place.length; h++) {
+    const o = place[h]!;
+    if (o < 0) continue;
+    // the last part starting at or before o
+    let a = 0;
+    let b = parts;
+    while (b - a > 1) {
+      const m = (a + b) >> 1;
+      if (bounds[m]! <= o) a = m;
+      else b = m;
+    }
+    const q = fill[a]!++;
+    orders[a]!.held[q] = h;
+    orders[a]!.at[q] = o - bounds[a]!;
+  }
+  return orders;
 }
 
 /** Gathered values; a dictionary field's also as indexes into its distinct values (-1: null). */
