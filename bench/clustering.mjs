@@ -5,7 +5,7 @@
 // codec-matched (DuckDB's default SNAPPY against clustering with SNAPPY, DuckDB GZIP against
 // clustering's default GZIP), each in its own process. Never asserted.
 // Usage: node bench/clustering.mjs  (env BENCH_FILES=20, BENCH_ROWS=1000000, BENCH_RUNS=3,
-//        BENCH_WORKERS=always|never|auto, BENCH_LAYOUT=linear|z-order|hilbert, BENCH_THREADS=1|2: fileGroupThreads)
+//        BENCH_WORKERS=always|never|auto, BENCH_LAYOUT=linear|z-order|hilbert, BENCH_THREADS=1|2: fileGroupThreads, default the library's)
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -36,10 +36,10 @@ export interface ClusteringRunOptions extends RewriteRunOptions {
   targetFileMaxBytes?: number;
   /**
    * threads one group uses with a worker: 2 = the worker sorts and gathers, this thread encodes the
-   * fields (cluster-stage.ts; the worker builds the bloom filters while it waits), when fewer groups
-   * run than there are cores; default 1: on the bench (bench/clustering.mjs, a shared 2-core host)
-   * two threads were ~5–10% faster but peaked ~50 MB higher (two threads' allocator arenas each keep
-   * their high-water mark)
+   * fields (cluster-stage.ts; the worker builds the bloom filters while it waits); default, as
+   * compaction's: 2 while fewer groups run than there are cores, else 1. On the bench
+   * (bench/clustering.mjs, a shared 2-core host) two threads are ~10% faster and peak ~30–50 MB
+   * higher (each thread's allocator arena keeps its own high-water mark); 1 for the lower peak
    */
   fileGroupThreads?: 1 | 2;
   onProgress?: (e: { type: 'file-written'; partition: string; fileId: string; path: string; records: number; bytes: number; merge: 'packed' | 'rows' }) => void;
@@ -224,7 +224,7 @@ async function execute(c: Claim, opts: ClusteringRunOptions, started: number): P
         mergePath: opts.mergePath,
       };
       const writeStart = Date.now();
-      const threads = budget.claim(opts.fileGroupThreads === 2 ? undefined : 1);
+      const threads = budget.claim(opts.fileGroupThreads);
       const out = await clusterJob(table.storage, job, { mode: opts.fileGroupWorkers ?? 'auto', url: opts.workerUrl, threads }, abort.signal).finally(() => {
         budget.release(threads);
       });
