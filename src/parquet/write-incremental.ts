@@ -39,6 +39,13 @@ export class ChunkWriter extends ByteWriter {
     this.chunks.push(new Uint8Array(this.buffer.slice(0, this.index)));
     this.index = 0;
   }
+  /** The file's chunks in order (the writer is empty after). */
+  parts(): Uint8Array[] {
+    this.flush();
+    const out = [...this.chunks];
+    this.chunks.length = 0;
+    return out;
+  }
   concat(): Uint8Array {
     this.flush();
     if (this.chunks.length === 1) return this.chunks[0]!;
@@ -123,14 +130,28 @@ export function openHoodieParquetWriter(opts: HoodieParquetWriterOptions): Hoodi
  * ParquetWriter reads kvMetadata in finish()) and returns the whole file. Both incremental writers end here.
  */
 export function closeHoodieFile(pq: ParquetWriter, sink: ChunkWriter, schema: AvroRecordSchema, keys: RecordKeyTracker, rowCount: number, recordKeyFooter = true): HoodieParquetFile & { size: number } {
+  closeFooter(pq, schema, keys, recordKeyFooter);
+  const bytes = sink.concat();
+  return { bytes, size: bytes.length, rowCount, minRecordKey: keys.minKey, maxRecordKey: keys.maxKey, bloomFilter: keys.bloom };
+}
+
+/** A written file as its parts in order (row groups, footer), never joined in memory: Storage.writeNew takes them as they are. */
+export type HoodieParquetParts = Omit<HoodieParquetFile, 'bytes'> & { parts: Uint8Array[]; size: number };
+
+/** closeHoodieFile, the file returned in its parts (a clustering output's 36 MB are not copied once more to join them). */
+export function closeHoodieFileParts(pq: ParquetWriter, sink: ChunkWriter, schema: AvroRecordSchema, keys: RecordKeyTracker, rowCount: number, recordKeyFooter = true): HoodieParquetParts {
+  closeFooter(pq, schema, keys, recordKeyFooter);
+  const parts = sink.parts();
+  return { parts, size: parts.reduce((n, p) => n + p.length, 0), rowCount, minRecordKey: keys.minKey, maxRecordKey: keys.maxKey, bloomFilter: keys.bloom };
+}
+
+function closeFooter(pq: ParquetWriter, schema: AvroRecordSchema, keys: RecordKeyTracker, recordKeyFooter: boolean): void {
   pq.kvMetadata = hoodieFooterKv(schema, keys, recordKeyFooter);
   try {
     void pq.finish();
   } catch (e) {
     throw writeFailed(schema, e);
   }
-  const bytes = sink.concat();
-  return { bytes, size: bytes.length, rowCount, minRecordKey: keys.minKey, maxRecordKey: keys.maxKey, bloomFilter: keys.bloom };
 }
 
 /** finish() + Storage.writeNew: create-only and atomic, like writeHoodieBaseFile. */

@@ -16,7 +16,7 @@ import { BloomBatch, HoodieBloomFilter } from './bloom.ts';
 import { PackedColumn, pageLocationsOf, SpanSet } from './packed.ts';
 import { rleHybrid } from './rle-hybrid.ts';
 import { compareBytes, equalBytes, moveBytes, viewOf } from '../util/byte-spans.ts';
-import { ChunkWriter, closeHoodieFile, DEFAULT_ROW_GROUP_ROWS, type HoodieParquetWriterOptions } from './write-incremental.ts';
+import { ChunkWriter, closeHoodieFile, closeHoodieFileParts, DEFAULT_ROW_GROUP_ROWS, type HoodieParquetParts, type HoodieParquetWriterOptions } from './write-incremental.ts';
 import { gzipLevelOf, hoodieWriterOptions, prepareHoodieSchema, RecordKeyTracker, writeFailed, type HoodieParquetFile, type ParquetCodec } from './write.ts';
 
 const NO_BYTES: Uint8Array = new Uint8Array(0);
@@ -822,7 +822,9 @@ interface PackedFileAssembler {
   /** Tracks the keys of the next rows in file order (call before or after placing their group, in order). */
   addKeys(col: PackedColumn): void;
   place(group: EncodedGroup): void;
-  finish(bloom?: GivenBloom): HoodieParquetFile & { size: number };
+  finish(): HoodieParquetFile & { size: number };
+  /** finish, the file in its parts; `given`: the other thread's bloom bits (bloomShared) */
+  finishParts(given?: GivenBloom): HoodieParquetParts;
 }
 
 function openPackedFileAssembler(opts: PackedWriterOptions): PackedFileAssembler {
@@ -917,7 +919,13 @@ function openPackedFileAssembler(opts: PackedWriterOptions): PackedFileAssembler
       pq.row_groups.push({ columns: g.columns as never, total_byte_size: total, num_rows: BigInt(g.rows), total_compressed_size: BigInt(g.bytes.length) });
       rowCount += g.rows;
     },
-    finish(given) {
+    finish() {
+      if (finished) throw writeFailed(schema, new Error('finish called twice'));
+      finished = true;
+      if (own) throw writeFailed(schema, new Error('a shared bloom filter comes with finishParts'));
+      return closeHoodieFile(pq, sink, schema, keys, rowCount, opts.recordKeyFooter !== false);
+    },
+    finishParts(given) {
       if (finished) throw writeFailed(schema, new Error('finish called twice'));
       finished = true;
       if (own) {
@@ -931,7 +939,7 @@ function openPackedFileAssembler(opts: PackedWriterOptions): PackedFileAssembler
         }
         keys.bloom = own;
       }
-      return closeHoodieFile(pq, sink, schema, keys, rowCount, opts.recordKeyFooter !== false);
+      return closeHoodieFileParts(pq, sink, schema, keys, rowCount, opts.recordKeyFooter !== false);
     },
   };
 }
@@ -1028,8 +1036,8 @@ export interface HoodiePackedColumnWriter {
    * (same bytes).
    */
   writeColumn(j: number, col: PackedColumn, ids?: ValueIds, at?: number): Promise<void>;
-  /** `bloom`: the other thread's bits of the filter, with PackedWriterOptions.bloomShared */
-  finish(bloom?: GivenBloom): Promise<HoodieParquetFile & { size: number }>;
+  /** The file in its parts; `bloom`: the other thread's bits of the filter, with PackedWriterOptions.bloomShared */
+  finish(bloom?: GivenBloom): Promise<HoodieParquetParts>;
 }
 
 export function openHoodiePackedColumnWriter(opts: PackedWriterOptions, rows: number): HoodiePackedColumnWriter {
@@ -1085,7 +1093,7 @@ export function openHoodiePackedColumnWriter(opts: PackedWriterOptions, rows: nu
         chunks[g] = [];
         file.place(group);
       }
-      return file.finish(bloom);
+      return file.finishParts(bloom);
     },
   };
 }

@@ -13,6 +13,7 @@
 import { TblError } from '../errors/index.ts';
 import type { RollbackMetadata } from '../metadata/index.ts';
 import { confineStorage } from '../storage/confine.ts';
+import type { FileData } from '../storage/types.ts';
 import { openTableAt, type Table } from '../table/index.ts';
 import type { Action, Timeline } from '../timeline/index.ts';
 import { completeInstant, instantFilePath, newInstantTime, timesOnTimeline, transitionToInflight } from '../timeline/writer.ts';
@@ -182,7 +183,7 @@ export class Attempt {
   }
 
   /** A data file of this attempt: its marker, then the file itself (write-once). Returns its path. */
-  async writeFile(partition: string, fileName: string, bytes: Uint8Array, ioType: IOType, signal?: AbortSignal): Promise<string> {
+  async writeFile(partition: string, fileName: string, bytes: FileData, ioType: IOType, signal?: AbortSignal): Promise<string> {
     const { storage, basePath } = this.table;
     signal?.throwIfAborted();
     await createMarker(storage, basePath, this.instant, { partition, fileName, ioType });

@@ -9,7 +9,7 @@
 // root fails even where a caller forgot to resolve.
 import { TblError } from '../errors/index.ts';
 import { joinPath, relativeTo } from '../util/index.ts';
-import type { ContentSummary, DeleteOptions, FileStatus, ListOptions, Storage } from './types.ts';
+import type { ContentSummary, DeleteOptions, FileData, FileStatus, ListOptions, Storage } from './types.ts';
 
 export interface EntryContext {
   /** the instant whose metadata names the entry */
@@ -168,7 +168,7 @@ export function confineStorage(storage: Storage, root: string): Storage {
       await check('read', path);
       return storage.readRange(path, offset, length);
     },
-    async writeNew(path: string, data: Uint8Array) {
+    async writeNew(path: string, data: FileData) {
       await check('create', path);
       return storage.writeNew(path, data);
     },

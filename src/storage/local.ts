@@ -4,7 +4,7 @@ import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync } fr
 import { codeOf, fail } from './local-errors.ts';
 import { deleteOrderedLocal, ORDERED_WORKER_MIN, unlinkInOrder } from './local-unlink.ts';
 import { tempFileName } from './temp-name.ts';
-import type { ContentSummary, DeleteEachOptions, DeleteOptions, DeleteOrderedOptions, FileStatus, ListOptions, OrderedDelete, Storage } from './types.ts';
+import type { ContentSummary, DeleteEachOptions, DeleteOptions, DeleteOrderedOptions, FileData, FileStatus, ListOptions, OrderedDelete, Storage } from './types.ts';
 
 export { holdsOpenWellOn } from './local-unlink.ts';
 
@@ -228,12 +228,13 @@ export class LocalStorage implements Storage {
     }
   }
 
-  async writeNew(path: string, data: Uint8Array): Promise<void> {
+  async writeNew(path: string, data: FileData): Promise<void> {
     // Write a hidden temp file beside the target, then link(2) it into place: link fails with
     // EEXIST instead of overwriting, and readers never see a partial file.
     const dir = nodePath.posix.dirname(path);
     const tmp = `${dir}/${tempFileName()}`;
     try {
+      // (parts are written one after another: fs.writeFile takes an iterable of views)
       await fs.writeFile(tmp, data, { flag: 'wx' });
     } catch (e) {
       throw fail('create', path, e);

@@ -1,6 +1,9 @@
 // The one interface everything above the storage layer uses. Paths are absolute,
 // '/'-separated paths in the storage's own namespace (a local path, or an HDFS path).
 
+/** A file's bytes, or its parts in order (a parquet file's row groups and footer, written without joining them first). */
+export type FileData = Uint8Array | readonly Uint8Array[];
+
 export interface FileStatus {
   /** absolute path */
   path: string;
@@ -78,7 +81,7 @@ export interface Storage {
    * Creates a file that must not exist yet, atomically: readers never see a partial file, and an
    * existing file is never overwritten (StorageError code 'already-exists').
    */
-  writeNew(path: string, data: Uint8Array): Promise<void>;
+  writeNew(path: string, data: FileData): Promise<void>;
   /**
    * Optional: replaces the bytes of an existing file in one step: readers see the old bytes or the new,
    * never a missing or partial file ('not-found' when it is absent). Use replaceFile() from this module,

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { runClustering, scheduleClustering } from '../../src/services/index.ts';
 import { clusterGroup, type ClusterJob } from '../../src/services/rewrite/cluster-op.ts';
 import { hilbertKey, javaIntHashMapOrder, sortPermutation, type SortColumn } from '../../src/services/rewrite/sort-order.ts';
-import { LocalStorage } from '../../src/storage/index.ts';
+import { joinFileData, LocalStorage } from '../../src/storage/index.ts';
 import { loadFileSystemView, openTable } from '../../src/table/index.ts';
 import { generateSmallFilesTable } from '../support/small-files.ts';
 import { captureBefore, checkAfter, clusterJobOf } from './support/clustering-check.ts';
@@ -79,7 +79,7 @@ describe('clustering tables of many small files', () => {
     expect(packed.stats).toEqual(rows.stats);
     expect(packed.files.map((f) => f.fileName)).toEqual(rows.files.map((f) => f.fileName));
     expect(packed.files.map((f) => f.keys)).toEqual(rows.files.map((f) => f.keys));
-    for (const [i, f] of packed.files.entries()) expect(Buffer.from(f.bytes).equals(Buffer.from(rows.files[i]!.bytes)), f.fileName).toBe(true);
+    for (const [i, f] of packed.files.entries()) expect(Buffer.from(joinFileData(f.parts)).equals(Buffer.from(joinFileData(rows.files[i]!.parts))), f.fileName).toBe(true);
   };
 
   it.each(['linear', 'z-order', 'hilbert'] as const)('the packed path writes the bytes of the row path (%s, MOR with logs)', async (layout) => {

@@ -9,7 +9,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { runClustering, scheduleClustering } from '../../src/services/index.ts';
 import { clusterGroup, type ClusterJob, type ClusterOutput } from '../../src/services/rewrite/cluster-op.ts';
 import { clusterJob } from '../../src/services/rewrite/worker-run.ts';
-import { LocalStorage } from '../../src/storage/index.ts';
+import { joinFileData, LocalStorage } from '../../src/storage/index.ts';
 import { openTable } from '../../src/table/index.ts';
 import { bundleForTest } from '../support/bundle.ts';
 import { generateSmallFilesTable } from '../support/small-files.ts';
@@ -35,7 +35,7 @@ function expectSame(got: ClusterOutput, want: ClusterOutput): void {
   expect(got.stats).toEqual(want.stats);
   expect(got.files.map((f) => [f.fileId, f.fileName, f.rowCount])).toEqual(want.files.map((f) => [f.fileId, f.fileName, f.rowCount]));
   expect(got.files.map((f) => f.keys)).toEqual(want.files.map((f) => f.keys));
-  for (const [i, f] of got.files.entries()) expect(Buffer.from(f.bytes).equals(Buffer.from(want.files[i]!.bytes)), f.fileName).toBe(true);
+  for (const [i, f] of got.files.entries()) expect(Buffer.from(joinFileData(f.parts)).equals(Buffer.from(joinFileData(want.files[i]!.parts))), f.fileName).toBe(true);
 }
 
 describe('clustering a group on two threads', () => {

@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, utimesSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { LocalStorage } from '../../src/storage/index.ts';
+import { LocalStorage, type FileData } from '../../src/storage/index.ts';
 import { acquireTableLock, heartbeatOwner, heartbeatPath, lockTokenOf, startHeartbeat } from '../../src/services/index.ts';
 
 function metaDir(): string {
@@ -103,7 +103,7 @@ describe('table lock ownership', () => {
       }
     }
     class SignalCreate extends LocalStorage {
-      override async writeNew(path: string, data: Uint8Array): Promise<void> {
+      override async writeNew(path: string, data: FileData): Promise<void> {
         await super.writeNew(path, data);
         aCreated();
       }

@@ -53,6 +53,17 @@ export function storageContract(name: string, factory: () => Promise<ContractFix
       expect(Math.abs(st.mtimeMs - Date.now())).toBeLessThan(120_000);
     });
 
+    it('writeNew of parts (views into larger buffers, an empty one) → their bytes in order, as one file', async () => {
+      const d = await dir();
+      const big = new Uint8Array(1000).map((_, i) => (i * 7) % 256);
+      const parts = [big.subarray(10, 300), new Uint8Array(0), enc('middle'), big.subarray(500, 999)];
+      await s.writeNew(`${d}/parts.dat`, parts);
+      const want = Buffer.concat(parts.map((p) => Buffer.from(p)));
+      expect(Buffer.from(await s.readFile(`${d}/parts.dat`)).equals(want)).toBe(true);
+      expect((await s.stat(`${d}/parts.dat`)).size).toBe(want.length);
+      expect(await codeOf(s.writeNew(`${d}/parts.dat`, [enc('again')]))).toBe('already-exists');
+    });
+
     it('writeNew on an existing file → already-exists, content untouched, no temp files left', async () => {
       const d = await dir();
       await s.writeNew(`${d}/f`, enc('first'));

@@ -235,11 +235,11 @@ async function execute(c: Claim, opts: ClusteringRunOptions, started: number): P
       const written: { path: string; records: number; bytes: number }[] = [];
       for (const f of out.files) {
         await opts.onPoint?.('before-base-file');
-        const path = await c.attempt.writeFile(g.partition, f.fileName, f.bytes, 'CREATE', abort.signal);
+        const path = await c.attempt.writeFile(g.partition, f.fileName, f.parts, 'CREATE', abort.signal);
         await opts.onPoint?.('after-base-file');
-        opts.onProgress?.({ type: 'file-written', partition: g.partition, fileId: f.fileId, path, records: f.rowCount, bytes: f.bytes.length, merge: out.path });
-        written.push({ path, records: f.rowCount, bytes: f.bytes.length });
-        const size = f.bytes.length;
+        opts.onProgress?.({ type: 'file-written', partition: g.partition, fileId: f.fileId, path, records: f.rowCount, bytes: f.size, merge: out.path });
+        written.push({ path, records: f.rowCount, bytes: f.size });
+        const size = f.size;
         stats.push(
           newWriteStat({
             fileId: f.fileId,

@@ -27,7 +27,9 @@ export interface ClusterJob extends RewriteJobBase {
 export interface ClusterFile {
   fileId: string;
   fileName: string;
-  bytes: Uint8Array;
+  /** the file's bytes in parts, in order (written as they are: Storage.writeNew) */
+  parts: Uint8Array[];
+  size: number;
   rowCount: number;
   keys?: string[];
 }

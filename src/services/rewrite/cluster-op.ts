@@ -108,7 +108,7 @@ async function clusterRows(storage: Storage, job: ClusterJob, sortCols: SortColu
       writer.writeRow(row);
     }
     const file = writer.finish();
-    files.push({ fileId: f.fileId, fileName: f.fileName, bytes: file.bytes, rowCount: file.rowCount, keys });
+    files.push({ fileId: f.fileId, fileName: f.fileName, parts: [file.bytes], size: file.size, rowCount: file.rowCount, keys });
   }
   return { files, stats, path: 'rows', records: rows.length, inputBytes, scanMs };
 }

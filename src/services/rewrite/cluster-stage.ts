@@ -89,7 +89,7 @@ export function encodingSide(job: ClusterJob, reply: (r: ClusterStageReply) => v
       const files = [];
       for (const [k, f] of out.files.entries()) {
         const file = await writers[k]!.finish(blooms[k]);
-        files.push({ ...f, bytes: file.bytes, rowCount: file.rowCount });
+        files.push({ ...f, parts: file.parts, size: file.size, rowCount: file.rowCount });
       }
       return { ...out, files };
     },

@@ -157,8 +157,8 @@ export interface ColumnSink {
    * `compressed` once the field is encoded and compressed as far as this thread waits for it.
    */
   put(k: number, j: number, b: number, g: Gathered, at: number): { released: Promise<void>; compressed: Promise<void> };
-  /** Every file's bytes; undefined when the other thread finishes the files. */
-  finish(): Promise<{ bytes: Uint8Array; rowCount: number }[] | undefined>;
+  /** Every file in its parts; undefined when the other thread finishes the files. */
+  finish(): Promise<{ parts: Uint8Array[]; size: number; rowCount: number }[] | undefined>;
 }
 
 export function localSink(job: ClusterJob): ColumnSink {
@@ -178,7 +178,7 @@ export function localSink(job: ClusterJob): ColumnSink {
       return { released: Promise.resolve(), compressed: writers[k]!.writeColumn(j, g.col, g.ids, at) };
     },
     async finish() {
-      const out: { bytes: Uint8Array; rowCount: number }[] = [];
+      const out: { parts: Uint8Array[]; size: number; rowCount: number }[] = [];
       for (const w of writers) out.push(await w.finish());
       return out;
     },
@@ -258,8 +258,9 @@ export async function writeSorted(
   return layout.map((f, k) => ({
     fileId: f.fileId,
     fileName: f.fileName,
-    // (a fresh empty buffer each: the worker hands the files' buffers over)
-    bytes: written?.[k]!.bytes ?? new Uint8Array(0),
+    // (none when the other thread finishes the file)
+    parts: written?.[k]!.parts ?? [],
+    size: written?.[k]!.size ?? 0,
     rowCount: written?.[k]!.rowCount ?? f.to - f.from,
     keys: keys[k] ?? (job.withKeys ? [] : undefined),
   }));

@@ -36,9 +36,16 @@ try {
         )
       : undefined;
     const out = await clusterGroup(storage, input.cluster, sink);
-    // the files' bytes are handed over, not copied
-    const files = out.files.map((f) => ({ ...f, bytes: f.bytes.byteOffset === 0 && f.bytes.byteLength === f.bytes.buffer.byteLength ? f.bytes : new Uint8Array(f.bytes) }));
-    port.postMessage({ clustered: { ...out, files } }, files.map((f) => f.bytes.buffer as ArrayBuffer));
+    // the files' parts are handed over, not copied (a part that is a view, or shares its buffer, is copied first)
+    const seen = new Set<ArrayBufferLike>();
+    const whole = (p: Uint8Array): Uint8Array => {
+      const own = p.byteOffset === 0 && p.byteLength === p.buffer.byteLength && !seen.has(p.buffer) && !(p.buffer instanceof SharedArrayBuffer);
+      const q = own ? p : new Uint8Array(p);
+      seen.add(q.buffer);
+      return q;
+    };
+    const files = out.files.map((f) => ({ ...f, parts: f.parts.map(whole) }));
+    port.postMessage({ clustered: { ...out, files } }, [...seen] as ArrayBuffer[]);
   } else if (input.twoStage) {
     await runMergeStage(
       storage,

@@ -1,7 +1,8 @@
 import { StorageError } from '../../errors/index.ts';
 import { baseName, parentPath } from '../../util/index.ts';
 import { tempFileName } from '../temp-name.ts';
-import type { ContentSummary, DeleteOptions, FileStatus, Storage } from '../types.ts';
+import type { ContentSummary, DeleteOptions, FileData, FileStatus, Storage } from '../types.ts';
+import { joinFileData } from '../file-data.ts';
 import { OpFailure, type HdfsFileStatus, type WebHdfsClient } from './client.ts';
 import { storageError, WORDS } from './errors.ts';
 
@@ -126,9 +127,10 @@ export class WebHdfsStorage implements Storage {
    * CREATE (overwrite=false) of a hidden temp name in the same directory, then RENAME onto the
    * target: readers never see a partial file and an existing target is never replaced.
    */
-  async writeNew(path: string, data: Uint8Array): Promise<void> {
+  async writeNew(path: string, data: FileData): Promise<void> {
     const tmp = childPath(parentPath(path), tempFileName());
-    await this.createChecked('create', path, tmp, data);
+    // one request body: the parts joined
+    await this.createChecked('create', path, tmp, joinFileData(data));
     try {
       await this.renameChecked('create', tmp, path);
     } catch (e) {
