@@ -22,6 +22,7 @@ const DEFAULTED = new Set(['_hoodie_commit_time', '_hoodie_commit_seqno', '_hood
 
 interface BaseInput {
   path: string;
+  /** the whole file (let go once the last field is decoded) */
   bytes: Uint8Array;
   info: ParquetFileInfo;
   plan: NonNullable<ReturnType<typeof columnarPlan>>;
@@ -91,9 +92,18 @@ export async function clusterBaseFiles(storage: Storage, job: ClusterJob, sortCo
   for (const c of sortCols) if (!sortFields.has(c.index)) sortFields.set(c.index, decode(c.index)!);
   const perm = sortedOrder(job, sortCols, records, (c) => sortFields.get(c.index)!);
   const scanMs = Date.now() - started;
+  // the input files are let go once the last field still to decode is: the output's compressed
+  // chunks pile up towards the end of the write, where the run peaks
+  let lastDecoded = -1;
+  for (let j = 0; j < fields.length; j++) if (j !== jFile && !sortFields.has(j)) lastDecoded = j;
+  const letGo = () => {
+    for (const b of inputs) b.bytes = new Uint8Array(0);
+  };
+  if (lastDecoded < 0) letGo();
   const files = await writeSorted(job, records, perm, (j) => {
     const h = sortFields.get(j) ?? decode(j);
     sortFields.delete(j);
+    if (j === lastDecoded) letGo();
     return h;
   }, sink);
   const stats = emptyStats();
