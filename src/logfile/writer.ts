@@ -3,6 +3,7 @@
 // int64 totalBlockLength. Big-endian. Header entry order is free (Java uses a HashMap); callers may pin it
 // to reproduce a real file byte for byte.
 import { TblError } from '../errors/index.ts';
+import { concatBytes } from '../util/byte-spans.ts';
 import type { Storage } from '../storage/index.ts';
 import { avroTypeFor } from './content.ts';
 import {
@@ -212,26 +213,16 @@ export function encodeRollbackBlock(o: RollbackBlockOptions): Uint8Array {
   });
 }
 
-function concat(parts: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
-}
-
 /** Creates a new log file holding `blocks` (1.x writers always create new files). Fails if it exists. */
 export async function writeLogFile(storage: Storage, path: string, blocks: readonly Uint8Array[]): Promise<number> {
-  const bytes = concat(blocks);
+  const bytes = concatBytes(blocks);
   await storage.writeNew(path, bytes);
   return bytes.length;
 }
 
 /** Appends blocks to a log file (0.x on HDFS appends to the slice's latest log file). Returns bytes appended. */
 export async function appendLogBlocks(storage: Storage, path: string, blocks: readonly Uint8Array[]): Promise<number> {
-  const bytes = concat(blocks);
+  const bytes = concatBytes(blocks);
   await storage.append(path, bytes);
   return bytes.length;
 }

@@ -3,6 +3,7 @@
 // the compressed file so far, which Storage.writeNew then makes visible atomically). For the same rows
 // and options the bytes equal writeHoodieParquet's: same row-group boundaries, same footer keys.
 import { ByteWriter, ParquetWriter } from 'hyparquet-writer';
+import { concatBytes } from '../util/byte-spans.ts';
 import type { Storage } from '../storage/index.ts';
 import {
   fieldConverter,
@@ -49,12 +50,7 @@ export class ChunkWriter extends ByteWriter {
   concat(): Uint8Array {
     this.flush();
     if (this.chunks.length === 1) return this.chunks[0]!;
-    const out = new Uint8Array(this.offset);
-    let at = 0;
-    for (const c of this.chunks) {
-      out.set(c, at);
-      at += c.length;
-    }
+    const out = concatBytes(this.chunks, this.offset);
     this.chunks.length = 0;
     return out;
   }
@@ -141,8 +137,9 @@ export type HoodieParquetParts = Omit<HoodieParquetFile, 'bytes'> & { parts: Uin
 /** closeHoodieFile, the file returned in its parts (a clustering output's 36 MB are not copied once more to join them). */
 export function closeHoodieFileParts(pq: ParquetWriter, sink: ChunkWriter, schema: AvroRecordSchema, keys: RecordKeyTracker, rowCount: number, recordKeyFooter = true): HoodieParquetParts {
   closeFooter(pq, schema, keys, recordKeyFooter);
-  const parts = sink.parts();
-  return { parts, size: parts.reduce((n, p) => n + p.length, 0), rowCount, minRecordKey: keys.minKey, maxRecordKey: keys.maxKey, bloomFilter: keys.bloom };
+  // (the writer's offset counts every byte of the file)
+  const size = sink.offset;
+  return { parts: sink.parts(), size, rowCount, minRecordKey: keys.minKey, maxRecordKey: keys.maxKey, bloomFilter: keys.bloom };
 }
 
 function closeFooter(pq: ParquetWriter, schema: AvroRecordSchema, keys: RecordKeyTracker, recordKeyFooter: boolean): void {

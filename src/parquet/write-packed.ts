@@ -15,7 +15,7 @@ import { TblError } from '../errors/index.ts';
 import { BloomBatch, HoodieBloomFilter } from './bloom.ts';
 import { PackedColumn, pageLocationsOf, SpanSet } from './packed.ts';
 import { rleHybrid } from './rle-hybrid.ts';
-import { compareBytes, equalBytes, moveBytes, viewOf } from '../util/byte-spans.ts';
+import { compareBytes, concatBytes, equalBytes, moveBytes, viewOf } from '../util/byte-spans.ts';
 import { ChunkWriter, closeHoodieFile, closeHoodieFileParts, DEFAULT_ROW_GROUP_ROWS, type HoodieParquetParts, type HoodieParquetWriterOptions } from './write-incremental.ts';
 import { gzipLevelOf, hoodieWriterOptions, prepareHoodieSchema, RecordKeyTracker, writeFailed, type HoodieParquetFile, type ParquetCodec } from './write.ts';
 
@@ -565,15 +565,10 @@ interface EncodedChunk {
   offsetIndex: OffsetIndex | undefined;
 }
 
-function concatBytes(parts: Uint8Array[], size: number): Uint8Array {
+/** The parts joined; one part that is its whole buffer is returned as it is. */
+function joinParts(parts: Uint8Array[], size: number): Uint8Array {
   if (parts.length === 1 && parts[0]!.byteOffset === 0 && parts[0]!.byteLength === parts[0]!.buffer.byteLength) return parts[0]!;
-  const out = new Uint8Array(size);
-  let o = 0;
-  for (const b of parts) {
-    out.set(b, o);
-    o += b.length;
-  }
-  return out;
+  return concatBytes(parts, size);
 }
 
 export type PackedWriterOptions = HoodieParquetWriterOptions & {
@@ -744,7 +739,7 @@ function openPackedGroupEncoder(opts: PackedWriterOptions): PackedGroupEncoder {
       offsetIndexes.push(offsetIndex);
       at += size;
     }
-    return { rows, bytes: concatBytes(chunks.flatMap((c) => c.parts), at), columns, offsetIndexes };
+    return { rows, bytes: joinParts(chunks.flatMap((c) => c.parts), at), columns, offsetIndexes };
   };
 
   /** Encodes column j of a group of n rows now (pages, dictionary, statistics; compression started). */

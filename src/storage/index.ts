@@ -5,4 +5,4 @@ export { mapLimit, readEach, deleteEach, deleteOrdered, replaceFile } from './pa
 export { asyncBufferOf, type AsyncBufferLike } from './async-buffer.ts';
 export { listOrEmpty } from './list.ts';
 export { TEMP_PREFIX } from './temp-name.ts';
-export { fileDataSize, joinFileData } from './file-data.ts';
+export { joinFileData } from './file-data.ts';

@@ -2,6 +2,17 @@
 // of short values (keys, names, instants) four bytes at a time through DataViews, ~3× a byte loop;
 // each span is given with a DataView over its array (same indexes).
 
+/** The parts' bytes in order, in one new array (`size`: their total, when the caller has it). */
+export function concatBytes(parts: readonly Uint8Array[], size = parts.reduce((n, p) => n + p.length, 0)): Uint8Array {
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
 /** A DataView over exactly the bytes of `b` (indexes as b's). */
 export function viewOf(b: Uint8Array): DataView {
   return new DataView(b.buffer, b.byteOffset, b.byteLength);

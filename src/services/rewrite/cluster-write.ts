@@ -50,7 +50,7 @@ const BLOOM_STEP = 2048;
  * every part is hashed.
  */
 export class BloomWork {
-  readonly filters: HoodieBloomFilter[];
+  private readonly filters: HoodieBloomFilter[];
   private readonly keys: number[];
   private queue: { k: number; from: number; order: PartOrder }[] = [];
   private pos = 0;
