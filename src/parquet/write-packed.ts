@@ -154,6 +154,22 @@ export interface ValueIds {
   ids: Int32Array;
   /** the distinct values (never null) */
   values: PackedColumn;
+  /**
+   * `col` holds the nulls only, no bytes (every value's offsets 0): its values are those of the
+   * ids, taken from `values` only where the dictionary is not kept. Not for the record key.
+   */
+  onlyIds?: boolean;
+}
+
+/** A column of values given by their ids alone (ValueIds.onlyIds), with its bytes. */
+function withBytesOfIds(col: PackedColumn, { ids, values }: ValueIds): PackedColumn {
+  const c = new PackedColumn(col.type, 0);
+  for (let i = 0; i < col.length; i++) {
+    const x = ids[i]!;
+    if (x < 0) c.appendNull();
+    else c.appendBytes(values.data, values.start(x), values.end(x));
+  }
+  return c;
 }
 
 function dictionaryOfIds(col: PackedColumn, given: ValueIds): { dict: PackedColumn; indexes: Int32Array } | null {
@@ -750,7 +766,13 @@ function openPackedGroupEncoder(opts: PackedWriterOptions): PackedGroupEncoder {
       return { element, pages: [], stats: { null_count: 0n }, rows: n, verbatim: v };
     }
     const constant = constants[j] ? constantColumn(col.type, constants[j]!, n) : undefined;
-    const { pages, dict, stats } = constant ? columnPages(constant.col, element, pageSize, constant.dict, withStats) : columnPages(col, element, pageSize, ids ? dictionaryOfIds(col, ids) : undefined, withStats);
+    let given: ReturnType<typeof dictionaryOfIds> | undefined;
+    if (ids && !constant) {
+      given = dictionaryOfIds(col, ids);
+      // no dictionary: the values written plain
+      if (!given && ids.onlyIds) col = withBytesOfIds(col, ids);
+    }
+    const { pages, dict, stats } = constant ? columnPages(constant.col, element, pageSize, constant.dict, withStats) : columnPages(col, element, pageSize, given, withStats);
     let dictPart: EncodedColumn['dict'];
     if (dict) {
       const values = plainBytes(dict, 0, dict.length);
@@ -1057,6 +1079,7 @@ export function openHoodiePackedColumnWriter(opts: PackedWriterOptions, rows: nu
       if (constants[j] || written.has(j) || j < 0 || j >= J) throw writeFailed(schema, new Error(`column ${j} written twice, out of range or constant`));
       const n = col.length;
       const end = at + n;
+      if (ids?.onlyIds && j === encoder.keyIndex) throw writeFailed(schema, new Error('the record keys given as ids alone'));
       if (at !== given[j] || at % R !== 0 || end > rows || (n % R !== 0 && end !== rows) || (ids && ids.ids.length !== n)) {
         throw writeFailed(schema, new Error(`rows ${at}..${end} of column ${encoder.elements[j]!.name} in a file of ${rows} rows (${given[j]} given, row groups of ${R})`));
       }
@@ -1068,7 +1091,7 @@ export function openHoodiePackedColumnWriter(opts: PackedWriterOptions, rows: nu
         const part = col.slice(from, from + rowsOf(g));
         // the keys in file order: the key column's parts come in order
         if (j === encoder.keyIndex) file.addKeys(part);
-        parts.push((chunks[g]![j] = encoder.encodeChunk(part, j, rowsOf(g), ids && { ids: ids.ids.subarray(from, from + rowsOf(g)), values: ids.values })));
+        parts.push((chunks[g]![j] = encoder.encodeChunk(part, j, rowsOf(g), ids && { ids: ids.ids.subarray(from, from + rowsOf(g)), values: ids.values, onlyIds: ids.onlyIds })));
       }
       return Promise.all(parts).then(
         () => undefined,

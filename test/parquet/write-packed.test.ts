@@ -145,10 +145,10 @@ describe('packed column writer', () => {
       const groups = openHoodiePackedWriter({ schema: strSchema, rowGroupSize: R });
       for (let a = 0; a < rows; a += R) await groups.writeGroup(fill(a, Math.min(rows, a + R)));
       const want = (await groups.finish()).bytes;
-      for (const withIds of [false, true]) {
+      for (const withIds of [false, true, 'only'] as const) {
         const w = openHoodiePackedColumnWriter({ schema: strSchema, rowGroupSize: R }, rows);
         const all = fill(0, rows);
-        for (const [j, col] of all.entries()) {
+        for (let [j, col] of all.entries()) {
           let ids: ValueIds | undefined;
           if (withIds) {
             // distinct values in an order of their own (not first appearance)
@@ -157,6 +157,16 @@ describe('packed column writer', () => {
             for (const d of distinct) values.appendBytes(Buffer.from(d, 'latin1'));
             const at = new Map(distinct.map((d, k) => [d, k]));
             ids = { values, ids: Int32Array.from({ length: rows }, (_, i) => (col.nulls[i] ? -1 : at.get(Buffer.from(col.data.subarray(col.start(i), col.end(i))).toString('latin1'))!)) };
+            // the ids alone (not the record key): a column of its nulls, every value empty
+            if (withIds === 'only' && j !== 2) {
+              const bare = new PackedColumn('BYTE_ARRAY', 8);
+              for (let i = 0; i < rows; i++) {
+                if (col.nulls[i]) bare.appendNull();
+                else bare.appendBytes(new Uint8Array(0));
+              }
+              col = bare;
+              ids.onlyIds = true;
+            }
           }
           await w.writeColumn(j, col, ids);
         }

@@ -147,6 +147,18 @@ describe('held fields', () => {
             const part = h.gather(partOrder(perm, from, to), gs).col;
             expect(Array.from({ length: part.length }, (_, i) => read(part, i, ks[c]!))).toEqual(want.slice(from, to).map((i) => seen[c]![i]));
             expect(part.nullCount).toBe(want.slice(from, to).filter((i) => seen[c]![i] === null).length);
+            // a dictionary field's ids alone: the same ids and nulls, no bytes
+            if (h.isDictionary) {
+              const full = h.gather(partOrder(perm, from, to), gs);
+              const fullIds = [...full.ids!.ids];
+              const fullNulls = [...full.col.nulls];
+              const bare = h.gather(partOrder(perm, from, to), gs, false);
+              expect(bare.ids!.onlyIds).toBe(true);
+              expect([bare.col.size, bare.col.data.length, bare.col.nullCount]).toEqual([0, 0, full.col.nullCount]);
+              expect([...bare.ids!.ids]).toEqual(fullIds);
+              expect([...bare.col.nulls]).toEqual(fullNulls);
+              expect(bare.col.slice(0, bare.col.length).size).toBe(0);
+            }
           }
         },
       ),

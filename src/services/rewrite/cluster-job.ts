@@ -41,6 +41,8 @@ export interface ClusterOutput {
   records: number;
   inputBytes: number;
   scanMs: number;
+  /** the order came from the encoding thread (cluster-base.ts baseOrder) */
+  orderGiven?: boolean;
 }
 
 /** Output rows per packed chunk while merging (the writer's row groups are cut from the sorted order). */

@@ -113,11 +113,15 @@ async function clusterRows(storage: Storage, job: ClusterJob, sortCols: SortColu
   return { files, stats, path: 'rows', records: rows.length, inputBytes, scanMs };
 }
 
-/** Clusters one group into its new base files (bytes in memory; the caller writes them, markers first); `sink`: where the packed paths encode (default: here). */
-export async function clusterGroup(storage: Storage, job: ClusterJob, sink?: ColumnSink): Promise<ClusterOutput> {
+/**
+ * Clusters one group into its new base files (bytes in memory; the caller writes them, markers
+ * first); `sink`: where the packed paths encode (default: here); `order`: the base files' order,
+ * computed by the encoding thread (cluster-base.ts baseOrder).
+ */
+export async function clusterGroup(storage: Storage, job: ClusterJob, sink?: ColumnSink, order?: Promise<Int32Array | undefined>): Promise<ClusterOutput> {
   const sortCols = sortColumnsOf(job.writerSchema, job.sortColumns);
   if (job.mergePath !== 'rows') {
-    const packed = await (async () => (await clusterBaseFiles(storage, job, sortCols, sink)) ?? (await clusterPacked(storage, job, sortCols, sink)))().catch((e: unknown) => {
+    const packed = await (async () => (await clusterBaseFiles(storage, job, sortCols, sink, order)) ?? (await clusterPacked(storage, job, sortCols, sink)))().catch((e: unknown) => {
       if (e instanceof PackedUnsupported) return undefined;
       throw e;
     });

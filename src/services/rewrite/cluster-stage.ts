@@ -8,18 +8,22 @@
 import { HoodieBloomFilter } from '../../parquet/bloom.ts';
 import { columnOfWire, type PackedColumn, type WireColumn } from '../../parquet/packed.ts';
 import type { GivenBloom, HoodiePackedColumnWriter } from '../../parquet/write-packed.ts';
+import type { Storage } from '../../storage/index.ts';
+import { baseOrder } from './cluster-base.ts';
 import type { ClusterJob, ClusterOutput } from './cluster-job.ts';
 import { openFileWriter, type ColumnSink, type FileLayout } from './cluster-write.ts';
+import { sortColumnsOf } from './sort-order.ts';
+import type { Prefetch } from './worker-wire.ts';
 
 /** Worker → the encoding thread. */
 export type ClusterStageMessage =
   | { layout: FileLayout[] }
-  | { column: { k: number; j: number; b: number; at: number; col: WireColumn; ids?: { ids: Int32Array; values: WireColumn } } }
+  | { column: { k: number; j: number; b: number; at: number; col: WireColumn; ids?: { ids: Int32Array; values: WireColumn; onlyIds?: boolean } } }
   /** file k's bloom filter, built by the worker while it waited (HoodieBloomFilter.toBytes) */
   | { bloom: { k: number; bytes: Uint8Array; type: string; keys: number } };
 
-/** The encoding thread → worker: gather buffer b is free again. */
-export type ClusterStageReply = { released: number };
+/** The encoding thread → worker: gather buffer b is free again; or the order of a base-files group (null: the worker computes it). */
+export type ClusterStageReply = { released: number } | { order: Int32Array | null };
 
 /** A column's fields as posted: shared buffers stay where they are, others are copied. */
 function fieldsOf(c: PackedColumn): WireColumn {
@@ -30,6 +34,7 @@ function fieldsOf(c: PackedColumn): WireColumn {
 export function remoteSink(post: (m: ClusterStageMessage) => void, onReply: (f: (r: ClusterStageReply) => void) => void): ColumnSink {
   const waiting = new Map<number, () => void>();
   onReply((r) => {
+    if (!('released' in r)) return;
     waiting.get(r.released)?.();
     waiting.delete(r.released);
   });
@@ -45,7 +50,7 @@ export function remoteSink(post: (m: ClusterStageMessage) => void, onReply: (f: 
     },
     put(k, j, b, g, at) {
       const released = new Promise<void>((resolve) => waiting.set(b, resolve));
-      post({ column: { k, j, b, at, col: fieldsOf(g.col), ids: g.ids && { ids: g.ids.ids, values: fieldsOf(g.ids.values) } } });
+      post({ column: { k, j, b, at, col: fieldsOf(g.col), ids: g.ids && { ids: g.ids.ids, values: fieldsOf(g.ids.values), onlyIds: g.ids.onlyIds } } });
       return { released, compressed: released };
     },
     finish: () => Promise.resolve(undefined),
@@ -73,7 +78,7 @@ export function encodingSide(job: ClusterJob, reply: (r: ClusterStageReply) => v
           blooms[k] = { filter: HoodieBloomFilter.fromBytes(bytes, type), keys };
         } else {
           const { k, j, b, at, col, ids } = m.column;
-          const p = writers![k]!.writeColumn(j, columnOfWire(col), ids && { ids: ids.ids, values: columnOfWire(ids.values) }, at);
+          const p = writers![k]!.writeColumn(j, columnOfWire(col), ids && { ids: ids.ids, values: columnOfWire(ids.values), onlyIds: ids.onlyIds }, at);
           // encoded now: the buffer is the worker's again
           reply({ released: b });
           p.catch(fail);
@@ -92,6 +97,35 @@ export function encodingSide(job: ClusterJob, reply: (r: ClusterStageReply) => v
         files.push({ ...f, parts: file.parts, size: file.size, rowCount: file.rowCount });
       }
       return { ...out, files };
+    },
+  };
+}
+
+/**
+ * A base-files group's order, computed by the encoding thread while the worker starts up (it has
+ * nothing to encode before the order is known): the base files are read here and sent to the worker
+ * whole (`prefetch`) once their sort fields are decoded; `order` settles with the order for the
+ * worker (cluster-base.ts baseOrder; undefined: the worker computes it, and raises any error).
+ * Undefined for a group with log files.
+ */
+export function orderAhead(storage: Storage, job: ClusterJob): { prefetch: Prefetch[]; order: () => Promise<Int32Array | undefined> } | undefined {
+  if (job.slices.length === 0 || job.slices.some((s) => !s.baseFile || s.logFiles.length > 0)) return undefined;
+  const handed = new Map<string, (b: Uint8Array | undefined) => void>();
+  const prefetch = job.slices.map((s) => {
+    const { path, size } = s.baseFile!;
+    return { path, size, bytes: new Promise<Uint8Array | undefined>((resolve) => handed.set(path, resolve)) };
+  });
+  return {
+    prefetch,
+    order: async () => {
+      try {
+        return await baseOrder(storage, job, sortColumnsOf(job.writerSchema, job.sortColumns), (path, bytes) => handed.get(path)?.(bytes));
+      } catch {
+        return undefined;
+      } finally {
+        // the files not handed over: the worker asks for them
+        for (const r of handed.values()) r(undefined);
+      }
     },
   };
 }

@@ -236,7 +236,8 @@ export async function writeSorted(
       const b = next;
       next = (next + 1) % scratches.length;
       await waitFor(free[b]!);
-      const g = h.gather(order, scratches[b]!);
+      // a dictionary field's bytes are the writer's to take where it needs them; the keys' are needed here
+      const g = h.gather(order, scratches[b]!, j === jKey);
       const { col } = g;
       if (job.withKeys && j === jKey) for (let i = 0; i < col.length; i++) keys[k]!.push(text.decode(col.data.subarray(col.start(i), col.end(i))));
       const { released, compressed } = sink.put(k, j, b, g, from);

@@ -221,13 +221,14 @@ export class HeldColumn {
 
   /**
    * The values of a part of the output (partOrder) as one packed column in `scratch`'s buffers
-   * (valid until the next gather into it).
+   * (valid until the next gather into it); `bytes` false: a dictionary field's as its ids alone
+   * (ValueIds.onlyIds), the writer takes the bytes it needs from the distinct values.
    */
-  gather(o: PartOrder, scratch: GatherScratch): Gathered {
+  gather(o: PartOrder, scratch: GatherScratch, bytes = true): Gathered {
     const out = new PackedColumn(this.type, 0);
     out.length = o.at.length;
     const spans = this.spans(o);
-    if (this.set) return this.gatherDictionary(out, o, spans, scratch);
+    if (this.set) return this.gatherDictionary(out, o, spans, scratch, bytes);
     return { col: this.gatherPlain(out, o, spans, scratch) };
   }
 
@@ -364,7 +365,7 @@ export class HeldColumn {
     return out;
   }
 
-  private gatherDictionary(out: PackedColumn, o: PartOrder, { from, first }: Spans, scratch: GatherScratch): Gathered {
+  private gatherDictionary(out: PackedColumn, o: PartOrder, { from, first }: Spans, scratch: GatherScratch, withBytes: boolean): Gathered {
     const { held, at } = o;
     const n = at.length;
     const dict = this.set!.dict;
@@ -381,13 +382,22 @@ export class HeldColumn {
         else bytes += dictOffsets[x + 1]! - dictOffsets[x]!;
       }
     }
+    const nulls = scratch.nullFlags(n);
+    out.nulls = nulls;
+    out.nullCount = nc;
+    const off = scratch.ints(n + 1);
+    if (!withBytes) {
+      for (let k = 0; k < n; k++) if (picked[k]! < 0) nulls[k] = 1;
+      off.fill(0);
+      out.data = scratch.bytes(0);
+      out.offsets = off;
+      return { col: out, ids: { ids: picked, values: dict, onlyIds: true } };
+    }
     const d = scratch.bytes(bytes);
     const dv = viewOf(d);
     const dd = dict.data;
     const ddv = dict.view();
-    const off = scratch.ints(n + 1);
     off[0] = 0;
-    const nulls = scratch.nullFlags(n);
     let pos = 0;
     for (let k = 0; k < n; k++) {
       const x = picked[k]!;
@@ -402,8 +412,6 @@ export class HeldColumn {
     }
     out.data = d;
     out.offsets = off;
-    out.nulls = nulls;
-    out.nullCount = nc;
     out.size = pos;
     return { col: out, ids: { ids: picked, values: dict } };
   }

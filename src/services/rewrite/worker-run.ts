@@ -9,7 +9,7 @@ import { PackedUnsupported } from '../../parquet/packed.ts';
 import { mergeToParquet, type MergeJob, type MergeOutput } from './merge-op.ts';
 import { clusterGroup, inputBytesOf, type ClusterJob, type ClusterOutput } from './cluster-op.ts';
 import { encodingStage, type StageMessage } from './two-stage.ts';
-import { encodingSide, type ClusterStageMessage } from './cluster-stage.ts';
+import { encodingSide, orderAhead, type ClusterStageMessage, type ClusterStageReply } from './cluster-stage.ts';
 import { fromWire, PREFETCH_LIMIT, serveStorage, uriPrefixOf, type WireError } from './worker-wire.ts';
 
 /** 'auto': a worker when the bundled worker file is there, in-process if the worker cannot run; 'always': a worker or an error; 'never': in-process. */
@@ -168,7 +168,9 @@ export function clusterHeapLimitsFor(inputBytes: number): { maxOldGenerationSize
 
 function clusterInWorker(url: URL, storage: Storage, job: ClusterJob, twoStage: boolean, signal?: AbortSignal): Promise<ClusterOutput> {
   const { port1, port2 } = new MessageChannel();
-  serveStorage(port1, storage);
+  // two threads: this one orders a base-files group while the worker starts
+  const ahead = twoStage ? orderAhead(storage, job) : undefined;
+  serveStorage(port1, storage, ahead?.prefetch);
   return new Promise<ClusterOutput>((resolve, reject) => {
     let settled = false;
     const settle = (f: () => void): void => {
@@ -180,7 +182,7 @@ function clusterInWorker(url: URL, storage: Storage, job: ClusterJob, twoStage: 
     let worker: Worker;
     try {
       worker = new Worker(url, {
-        workerData: { cluster: job, storagePort: port2, scheme: storage.scheme, uriPrefix: uriPrefixOf(storage), twoStage },
+        workerData: { cluster: job, storagePort: port2, scheme: storage.scheme, uriPrefix: uriPrefixOf(storage), twoStage, prefetch: ahead?.prefetch.map((f) => f.path), orderGiven: ahead !== undefined },
         transferList: [port2],
         resourceLimits: clusterHeapLimitsFor(inputBytesOf(job)),
       });
@@ -213,6 +215,11 @@ function clusterInWorker(url: URL, storage: Storage, job: ClusterJob, twoStage: 
           );
       } else if ('error' in m && m.error) finish(() => reject(fromWire(m.error!)));
       else if (stage && !settled) stage.onMessage(m as ClusterStageMessage);
+    });
+    ahead?.order().then((order) => {
+      if (settled) return;
+      const transfer = order && !(order.buffer instanceof SharedArrayBuffer) ? [order.buffer as ArrayBuffer] : [];
+      worker.postMessage({ order: order ?? null } satisfies ClusterStageReply, transfer);
     });
     worker.on('error', (e) => settle(() => reject(new WorkerFailure(`${url.href}: ${e.message}`, { cause: e }))));
     worker.on('exit', (code) => answered || settle(() => reject(new WorkerFailure(`${url.href} exited with code ${code} before answering`))));

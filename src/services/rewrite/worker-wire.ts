@@ -51,6 +51,17 @@ type Reply = { id: number; value?: unknown; error?: WireError };
 /** A whole file read ahead for the worker (undefined bytes: the read failed, the worker asks again). */
 type Prefetched = { prefetched: string; bytes?: Uint8Array };
 
+/**
+ * A file sent whole to the worker: read here, or `bytes` when the caller reads it (undefined: not
+ * read, the worker asks) — the caller's own bytes, which no one else holds: a whole buffer is moved
+ * to the worker, not copied.
+ */
+export interface Prefetch {
+  path: string;
+  size: number;
+  bytes?: Promise<Uint8Array | undefined>;
+}
+
 /** Files read ahead for a worker: whole log files up to this many bytes in all. */
 export const PREFETCH_LIMIT = 256 * 1048576;
 
@@ -64,11 +75,16 @@ function own(b: Uint8Array): Uint8Array {
  * `prefetch` files whole, read at once: the worker's reads of them then never wait for this thread,
  * which may be busy for tens of milliseconds at a time (decoding the base file).
  */
-export function serveStorage(port: MessagePort, storage: Storage, prefetch: { path: string; size: number }[] = []): void {
-  for (const { path, size } of prefetch) {
-    storage.readRange(path, 0, size).then(
+export function serveStorage(port: MessagePort, storage: Storage, prefetch: Prefetch[] = []): void {
+  for (const { path, size, bytes: read } of prefetch) {
+    (read ?? storage.readRange(path, 0, size)).then(
       (b) => {
-        const bytes = own(b);
+        if (!b) {
+          port.postMessage({ prefetched: path } satisfies Prefetched);
+          return;
+        }
+        // the caller's own bytes move across when they are a whole buffer
+        const bytes = read && b.byteOffset === 0 && b.byteLength === b.buffer.byteLength && !(b.buffer instanceof SharedArrayBuffer) ? b : own(b);
         port.postMessage({ prefetched: path, bytes } satisfies Prefetched, [bytes.buffer as ArrayBuffer]);
       },
       () => port.postMessage({ prefetched: path } satisfies Prefetched),

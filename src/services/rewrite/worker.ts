@@ -21,6 +21,8 @@ export interface WorkerInput {
   twoStage?: boolean;
   /** files the main thread sends whole (storageOverPort) */
   prefetch?: string[];
+  /** the main thread posts the base files' order ({ order }, cluster-stage.ts) */
+  orderGiven?: boolean;
 }
 
 const input = workerData as WorkerInput;
@@ -35,7 +37,10 @@ try {
           (f) => port.on('message', (r: ClusterStageReply) => f(r)),
         )
       : undefined;
-    const out = await clusterGroup(storage, input.cluster, sink);
+    const order = input.orderGiven
+      ? new Promise<Int32Array | undefined>((resolve) => port.on('message', (r: ClusterStageReply) => 'order' in r && resolve(r.order ?? undefined)))
+      : undefined;
+    const out = await clusterGroup(storage, input.cluster, sink, order);
     // the files' parts are handed over, not copied (a part that is a view, or shares its buffer, is copied first)
     const seen = new Set<ArrayBufferLike>();
     const whole = (p: Uint8Array): Uint8Array => {
