@@ -176,6 +176,66 @@ describe('packed column writer', () => {
   }
 });
 
+// Numbers given as dictionary indexes (clustering holds few distinct numbers as a dictionary): the
+// row-group writer's bytes, the dictionary kept or not.
+describe('packed column writer, numbers given as indexes', () => {
+  const types = [
+    ['int', 'INT32', 4, (dv: DataView, x: number) => dv.setInt32(0, x, true)],
+    ['long', 'INT64', 8, (dv: DataView, x: number) => dv.setBigInt64(0, BigInt(x) * 5_000_000_000n, true)],
+    ['double', 'DOUBLE', 8, (dv: DataView, x: number) => dv.setFloat64(0, x / 3, true)],
+    ['float', 'FLOAT', 4, (dv: DataView, x: number) => dv.setFloat32(0, x / 3, true)],
+  ] as const;
+  const cases: [string, (i: number) => number | null][] = [
+    ['few values, nulls', (i) => (i % 5 === 0 ? null : i % 7)],
+    ['distinct', (i) => i],
+    ['all null', () => null],
+  ];
+  for (const [avro, type, width, put] of types) {
+    for (const [name, value] of cases) {
+      it(`${avro}, ${name}: the row-group writer's bytes`, async () => {
+        const schema = withHoodieMetaFields({ type: 'record', name: 'r', fields: [{ name: 'v', type: ['null', avro], default: null }] });
+        const rows = 2500;
+        const R = 1000;
+        const scratch = new DataView(new ArrayBuffer(8));
+        const fill = (from: number, to: number): PackedColumn[] => {
+          const cols = schema.fields.map((_, j) => new PackedColumn(j === 5 ? type : 'BYTE_ARRAY', 8));
+          for (let i = from; i < to; i++) {
+            cols[0]!.appendString('20250101000000000');
+            cols[1]!.appendString(`20250101000000000_0_${i}`);
+            cols[2]!.appendString(`key-${i}`);
+            cols[3]!.appendString('p');
+            cols[4]!.appendBytes(NAME);
+            const v = value(i);
+            if (v === null) cols[5]!.appendNull();
+            else {
+              put(scratch, v);
+              cols[5]!.appendBytes(new Uint8Array(scratch.buffer, 0, width));
+            }
+          }
+          return cols;
+        };
+        const groups = openHoodiePackedWriter({ schema, rowGroupSize: R });
+        for (let a = 0; a < rows; a += R) await groups.writeGroup(fill(a, Math.min(rows, a + R)));
+        const want = (await groups.finish()).bytes;
+        const w = openHoodiePackedColumnWriter({ schema, rowGroupSize: R }, rows);
+        for (const [j, col] of fill(0, rows).entries()) {
+          let ids: ValueIds | undefined;
+          if (j === 5) {
+            const keyOf = (i: number) => Buffer.from(col.data.subarray(col.start(i), col.end(i))).toString('latin1');
+            const distinct = [...new Set(Array.from({ length: rows }, (_, i) => (col.nulls[i] ? undefined : keyOf(i))).filter((x) => x !== undefined))].reverse();
+            const values = new PackedColumn(type, 8);
+            for (const d of distinct) values.appendBytes(Buffer.from(d, 'latin1'));
+            const at = new Map(distinct.map((d, k) => [d, k]));
+            ids = { values, ids: Int32Array.from({ length: rows }, (_, i) => (col.nulls[i] ? -1 : at.get(keyOf(i))!)) };
+          }
+          await w.writeColumn(j, col, ids);
+        }
+        expect(Buffer.compare(joinFileData((await w.finish()).parts), want)).toBe(0);
+      });
+    }
+  }
+});
+
 // The INT64 statistics are found from the (high, low) words: the low word compares unsigned.
 describe('packed writer INT64 statistics', () => {
   it('min and max of signed longs (low words past 2^31, equal high words, nulls) as a reader sees them', async () => {

@@ -147,17 +147,25 @@ describe('held fields', () => {
             const part = h.gather(partOrder(perm, from, to), gs).col;
             expect(Array.from({ length: part.length }, (_, i) => read(part, i, ks[c]!))).toEqual(want.slice(from, to).map((i) => seen[c]![i]));
             expect(part.nullCount).toBe(want.slice(from, to).filter((i) => seen[c]![i] === null).length);
-            // a dictionary field's ids alone: the same ids and nulls, no bytes
+            // a dictionary field's ids: each row's index into the distinct values; a string field's
+            // ids alone (no bytes) when asked, a fixed-width field's values come with them
             if (h.isDictionary) {
               const full = h.gather(partOrder(perm, from, to), gs);
               const fullIds = [...full.ids!.ids];
               const fullNulls = [...full.col.nulls];
+              const values = full.ids!.values;
+              expect(fullIds.map((x) => (x < 0 ? null : read(values, x, ks[c]!)))).toEqual(want.slice(from, to).map((i) => seen[c]![i]));
               const bare = h.gather(partOrder(perm, from, to), gs, false);
-              expect(bare.ids!.onlyIds).toBe(true);
-              expect([bare.col.size, bare.col.data.length, bare.col.nullCount]).toEqual([0, 0, full.col.nullCount]);
               expect([...bare.ids!.ids]).toEqual(fullIds);
               expect([...bare.col.nulls]).toEqual(fullNulls);
-              expect(bare.col.slice(0, bare.col.length).size).toBe(0);
+              if (ks[c]!.type === 'BYTE_ARRAY') {
+                expect(bare.ids!.onlyIds).toBe(true);
+                expect([bare.col.size, bare.col.data.length, bare.col.nullCount]).toEqual([0, 0, full.col.nullCount]);
+                expect(bare.col.slice(0, bare.col.length).size).toBe(0);
+              } else {
+                expect(bare.ids!.onlyIds).toBeUndefined();
+                expect(Array.from({ length: bare.col.length }, (_, i) => read(bare.col, i, ks[c]!))).toEqual(want.slice(from, to).map((i) => seen[c]![i]));
+              }
             }
           }
         },
@@ -179,6 +187,30 @@ describe('held fields', () => {
     expect([...perm]).toEqual(want);
     const all = many.gather(partOrder(perm, 0, n), new GatherScratch()).col;
     expect(Array.from({ length: n }, (_, i) => read(all, i, kinds.wide!))).toEqual(want.map((i) => values[i]));
+  });
+
+  it('numbers of few distinct values are held as a dictionary too, given up past its limit (ranked, gathered as when plain)', () => {
+    const n = 2 * HELD_DICTIONARY_LIMIT;
+    const cases: [Kind, (i: number) => SortValue][] = [
+      [kinds.int!, (i) => ((i * 7919) % n) - 5000],
+      [kinds.long!, (i) => BigInt((i * 7919) % n) * 3_000_000_000n - 7n],
+      [kinds.double!, (i) => ((i * 7919) % n) / 7 - 100],
+      [kinds.float!, (i) => Math.fround(((i * 7919) % n) / 4 - 50)],
+    ];
+    for (const [kind, value] of cases) {
+      const column: SortColumn = { name: 'v', index: 0, kind: kind.sort };
+      for (const distinct of [n, 500]) {
+        const values = Array.from({ length: n }, (_, i) => (i % 97 === 0 ? null : value(i % distinct)));
+        const h = hold(kind, values, [100, 5000]);
+        expect(h.isDictionary, `${kind.type}, ${distinct} distinct`).toBe(distinct < HELD_DICTIONARY_LIMIT);
+        const perm = sortedOrder({ layout: 'linear' } as ClusterJob, [column], n, () => h);
+        const seen = values.map((v) => (v === null ? null : kind.read(v)));
+        const want = Array.from({ length: n }, (_, i) => i).sort((x, y) => compareValues(seen[x]!, seen[y]!) || x - y);
+        expect([...perm], `${kind.type}, ${distinct} distinct`).toEqual(want);
+        const all = h.gather(partOrder(perm, 0, n), new GatherScratch()).col;
+        expect(Array.from({ length: n }, (_, i) => read(all, i, kind))).toEqual(want.map((i) => seen[i]));
+      }
+    }
   });
 
   it('partOrder lists the rows of a part in held order; gather steps over empty chunks and writes each value at its output row', () => {

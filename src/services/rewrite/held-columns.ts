@@ -1,7 +1,7 @@
 // A clustering group's merged rows, held between the merge and the sorted write (cluster-op.ts): per
-// field, the packed chunks the merge produced, trimmed to their size, or — for a string field of few
-// distinct values (commit times, partition paths, enum-like columns) — one dictionary and an index
-// per row. Sorting ranks the sort fields from these bytes (no value decoded per row); writing
+// field, the packed chunks the merge produced, trimmed to their size, or — for a field of few
+// distinct values (commit times, partition paths, enum-like columns, quantities) — one dictionary
+// and an index per row, which the writer's dictionary takes as they are. Sorting ranks the sort fields from these bytes (no value decoded per row); writing
 // gathers the output a field at a time, a few row groups at a time, into reused buffers, and each
 // field is let go once it is written.
 import type { ParquetType } from 'hyparquet';
@@ -10,8 +10,11 @@ import type { ValueIds } from '../../parquet/write-packed.ts';
 import { compareBytes, equalBytes, moveBytes, viewOf } from '../../util/byte-spans.ts';
 import { rankNumbers, rankValues, type Ranked, type SortColumn, type SortValue } from './sort-order.ts';
 
-/** Distinct values above which a string field is held as its packed bytes rather than a dictionary. */
-export const HELD_DICTIONARY_LIMIT = 4096;
+/** Distinct values above which a field is held as its packed bytes rather than a dictionary (ids are 16-bit). */
+export const HELD_DICTIONARY_LIMIT = 16_384;
+
+/** Types held as a dictionary while their distinct values are few (booleans are bits already). */
+const DICTIONARY_TYPES: readonly ParquetType[] = ['BYTE_ARRAY', 'INT32', 'INT64', 'FLOAT', 'DOUBLE'];
 
 const text = new TextDecoder();
 let zeros = new Uint8Array(65_536);
@@ -138,7 +141,7 @@ export class HeldColumn {
   readonly width: number;
   /** plain form: the chunks' values */
   private plain: PackedColumn[] = [];
-  /** dictionary form (strings of few distinct values): the distinct values, and per chunk each row's index + 1 (0: null) */
+  /** dictionary form (few distinct values): the distinct values, and per chunk each row's index + 1 (0: null) */
   private set: SpanSet | undefined;
   private ids: Uint16Array[] = [];
   length = 0;
@@ -148,7 +151,7 @@ export class HeldColumn {
 
   constructor(readonly type: ParquetType) {
     this.width = new PackedColumn(type, 0).width;
-    if (type === 'BYTE_ARRAY') this.set = new SpanSet(type, 64);
+    if (DICTIONARY_TYPES.includes(type)) this.set = new SpanSet(type, 64);
   }
 
   get isDictionary(): boolean {
@@ -165,6 +168,7 @@ export class HeldColumn {
       const ids = new Uint16Array(c.length);
       const d = c.data;
       const dv = c.view();
+      const w = this.width;
       // runs of one value (a file's commit time, a partition) skip the hash table
       let ps = 0;
       let pe = -1;
@@ -172,8 +176,8 @@ export class HeldColumn {
       let i = 0;
       for (; i < c.length; i++) {
         if (c.nulls[i]) continue;
-        const s = c.offsets[i]!;
-        const e = c.offsets[i + 1]!;
+        const s = w ? i * w : c.offsets[i]!;
+        const e = w ? s + w : c.offsets[i + 1]!;
         if (pi > 0 && pe - ps === e - s && equalBytes(d, dv, ps, d, dv, s, e - s)) ids[i] = pi;
         else {
           pi = ids[i] = set.indexOf(d, dv, s, e) + 1;
@@ -369,6 +373,7 @@ export class HeldColumn {
     const { held, at } = o;
     const n = at.length;
     const dict = this.set!.dict;
+    const w = this.width;
     const picked = scratch.indexes(n);
     const dictOffsets = dict.offsets;
     let bytes = 0;
@@ -379,12 +384,13 @@ export class HeldColumn {
         const x = ids[held[k]! - base]! - 1;
         picked[at[k]!] = x;
         if (x < 0) nc++;
-        else bytes += dictOffsets[x + 1]! - dictOffsets[x]!;
+        else if (!w) bytes += dictOffsets[x + 1]! - dictOffsets[x]!;
       }
     }
     const nulls = scratch.nullFlags(n);
     out.nulls = nulls;
     out.nullCount = nc;
+    if (w) return { col: this.fixedOfIds(out, picked, scratch), ids: { ids: picked, values: dict } };
     const off = scratch.ints(n + 1);
     if (!withBytes) {
       for (let k = 0; k < n; k++) if (picked[k]! < 0) nulls[k] = 1;
@@ -416,6 +422,36 @@ export class HeldColumn {
     return { col: out, ids: { ids: picked, values: dict } };
   }
 
+  /** A fixed-width dictionary field's gathered values: each row's value from the distinct values (nulls zero). */
+  private fixedOfIds(out: PackedColumn, picked: Int32Array, scratch: GatherScratch): PackedColumn {
+    const n = picked.length;
+    const w = this.width;
+    const dict = this.set!.dict;
+    out.data = scratch.bytes(n * w);
+    out.size = n * w;
+    const nulls = out.nulls;
+    if (w === 4 || w === 8) {
+      // 32-bit words (bit-exact, NaN payloads too)
+      const q = w >> 2;
+      const dst = new Int32Array(out.data.buffer, 0, n * q);
+      const src = new Int32Array(dict.data.buffer, dict.data.byteOffset, dict.length * q);
+      for (let k = 0; k < n; k++) {
+        const x = picked[k]!;
+        const d = k * q;
+        if (x < 0) {
+          nulls[k] = 1;
+          dst[d] = 0;
+          if (q === 2) dst[d + 1] = 0;
+        } else {
+          dst[d] = src[x * q]!;
+          if (q === 2) dst[d + 1] = src[x * q + 1]!;
+        }
+      }
+      return out;
+    }
+    throw new Error(`held dictionary of ${this.type} values`);
+  }
+
   /**
    * Ranks 1..distinct of every held row's value in compareValues order (0 = null), or undefined when
    * only the general path can rank it (longs beyond 2^53).
@@ -444,56 +480,21 @@ export class HeldColumn {
       for (const ids of idsOf) for (let i = 0; i < ids.length; i++, g++) rank[g] = ids[i] === 0 ? 0 : rankOfId[ids[i]! - 1]!;
       return { rank, distinct: dict.length };
     }
-    const xs = new Float64Array(n);
-    const nulls = new Uint8Array(n);
-    let g = 0;
-    for (const p of this.plain) {
-      const dv = p.view();
-      for (let i = 0; i < p.length; i++, g++) {
-        if (p.nulls[i]) {
-          nulls[g] = 1;
-          continue;
-        }
-        switch (this.type) {
-          case 'INT32':
-            xs[g] = dv.getInt32(4 * i, true);
-            break;
-          case 'INT64': {
-            const hi = dv.getInt32(8 * i + 4, true);
-            // beyond ±2^53 a double would merge distinct longs
-            if (hi < -0x200000 || hi >= 0x200000) return undefined;
-            xs[g] = hi * 4294967296 + dv.getUint32(8 * i, true);
-            break;
-          }
-          case 'FLOAT':
-            xs[g] = dv.getFloat32(4 * i, true);
-            break;
-          case 'DOUBLE':
-            xs[g] = dv.getFloat64(8 * i, true);
-            break;
-          default:
-            xs[g] = p.data[i]!;
-        }
-      }
+    if (this.set) {
+      // the distinct values ranked, each row through its index
+      const dict = this.set.dict;
+      const ranked = rankNumbersOf([dict], this.type);
+      if (!ranked) return undefined;
+      const perRow = (r: Ranked): Ranked => {
+        const rank = new Float64Array(n);
+        let g = 0;
+        for (const ids of this.ids) for (let i = 0; i < ids.length; i++, g++) rank[g] = ids[i] === 0 ? 0 : r.rank[ids[i]! - 1]!;
+        return { rank, distinct: r.distinct, densify: r.densify && (() => perRow(r.densify!())) };
+      };
+      return perRow(ranked);
     }
     void c;
-    if (this.type === 'INT32' || this.type === 'INT64') {
-      // integers: their offsets from the minimum are ranks already (no sort to rank them), as long as
-      // the offsets are exact
-      let min = Infinity;
-      let max = -Infinity;
-      for (let i = 0; i < n; i++) {
-        if (nulls[i]) continue;
-        const x = xs[i]!;
-        if (x < min) min = x;
-        if (x > max) max = x;
-      }
-      if (max - min + 1 <= Number.MAX_SAFE_INTEGER) {
-        for (let i = 0; i < n; i++) xs[i] = nulls[i] ? 0 : xs[i]! - min + 1;
-        return { rank: xs, distinct: min <= max ? max - min + 1 : 0, densify: () => rankNumbers(xs, nulls) };
-      }
-    }
-    return rankNumbers(xs, nulls);
+    return rankNumbersOf(this.plain, this.type);
   }
 
   /** Every held row's value as the sort compares it (the general path: z-order, hilbert, longs beyond 2^53). */
@@ -509,6 +510,62 @@ export class HeldColumn {
     for (const p of this.plain) for (let i = 0; i < p.length; i++) out[g++] = valueOf(p, i, c);
     return out;
   }
+}
+
+/**
+ * Ranks 1..distinct of the values of numeric chunks, in compareValues order (0 = null), or undefined
+ * for longs beyond 2^53 (a double would merge distinct ones).
+ */
+function rankNumbersOf(chunks: readonly PackedColumn[], type: ParquetType): Ranked | undefined {
+  const n = chunks.reduce((m, p) => m + p.length, 0);
+  const xs = new Float64Array(n);
+  const nulls = new Uint8Array(n);
+  let g = 0;
+  for (const p of chunks) {
+    const dv = p.view();
+    for (let i = 0; i < p.length; i++, g++) {
+      if (p.nulls[i]) {
+        nulls[g] = 1;
+        continue;
+      }
+      switch (type) {
+        case 'INT32':
+          xs[g] = dv.getInt32(4 * i, true);
+          break;
+        case 'INT64': {
+          const hi = dv.getInt32(8 * i + 4, true);
+          if (hi < -0x200000 || hi >= 0x200000) return undefined;
+          xs[g] = hi * 4294967296 + dv.getUint32(8 * i, true);
+          break;
+        }
+        case 'FLOAT':
+          xs[g] = dv.getFloat32(4 * i, true);
+          break;
+        case 'DOUBLE':
+          xs[g] = dv.getFloat64(8 * i, true);
+          break;
+        default:
+          xs[g] = p.data[i]!;
+      }
+    }
+  }
+  if (type === 'INT32' || type === 'INT64') {
+    // integers: their offsets from the minimum are ranks already (no sort to rank them), as long as
+    // the offsets are exact
+    let min = Infinity;
+    let max = -Infinity;
+    for (let i = 0; i < n; i++) {
+      if (nulls[i]) continue;
+      const x = xs[i]!;
+      if (x < min) min = x;
+      if (x > max) max = x;
+    }
+    if (max - min + 1 <= Number.MAX_SAFE_INTEGER) {
+      for (let i = 0; i < n; i++) xs[i] = nulls[i] ? 0 : xs[i]! - min + 1;
+      return { rank: xs, distinct: min <= max ? max - min + 1 : 0, densify: () => rankNumbers(xs, nulls) };
+    }
+  }
+  return rankNumbers(xs, nulls);
 }
 
 /** Value i of a packed column for sorting (strings decoded, INT64 as a number when exact, else bigint). */
