@@ -1,6 +1,7 @@
 // openHoodiePackedWriter's constant columns (the compacted file's _hoodie_file_name): the bytes equal
 // those of the same column filled value by value, for every group size (one row stays PLAIN, as the
 // dictionary rule gives, two and more take the dictionary).
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { chunkSpan, PackedColumn } from '../../src/parquet/packed.ts';
 import { openHoodiePackedColumnWriter, openHoodiePackedWriter, type ValueIds } from '../../src/parquet/write-packed.ts';
@@ -234,6 +235,40 @@ describe('packed column writer, numbers given as indexes', () => {
       });
     }
   }
+});
+
+// Byte-array statistics: min and max are those of an unsigned byte-by-byte comparison, for values
+// sharing prefixes, shorter than 4 bytes, or empty (ASCII bytes: the reader gives them back as strings).
+describe('packed writer byte-array statistics', () => {
+  it('min and max of random byte arrays as a reader sees them', async () => {
+    const binSchema = withHoodieMetaFields({ type: 'record', name: 'r', fields: [{ name: 'v', type: ['null', 'bytes'], default: null }] });
+    const cmp = (a: Uint8Array, b: Uint8Array) => Buffer.compare(Buffer.from(a), Buffer.from(b));
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.option(fc.uint8Array({ maxLength: 9, min: 0, max: 3 }).chain((b) => fc.constantFrom(b, Uint8Array.from([...b, 127, 0]), Uint8Array.from([127, ...b]))), { nil: null }), { minLength: 1, maxLength: 40 }), async (vs) => {
+        const cols = binSchema.fields.map(() => new PackedColumn('BYTE_ARRAY', 8));
+        vs.forEach((v, i) => {
+          for (let j = 0; j < 4; j++) cols[j]!.appendString(`x${i}`);
+          cols[4]!.appendBytes(NAME);
+          if (v === null) cols[5]!.appendNull();
+          else cols[5]!.appendBytes(v);
+        });
+        const w = openHoodiePackedWriter({ schema: binSchema, rowGroupSize: 1000 });
+        await w.writeGroup(cols);
+        const { bytes } = await w.finish();
+        const st = parquetMetadata(new Uint8Array(bytes).buffer).row_groups[0]!.columns[5]!.meta_data!.statistics!;
+        const present = vs.filter((v): v is Uint8Array => v !== null);
+        if (present.length === 0) {
+          expect(st.min_value).toBeUndefined();
+          return;
+        }
+        const min = present.reduce((m, v) => (cmp(v, m) < 0 ? v : m));
+        const max = present.reduce((m, v) => (cmp(v, m) > 0 ? v : m));
+        const asBytes = (x: unknown) => (x instanceof Uint8Array ? [...x] : typeof x === 'string' ? [...Buffer.from(x, 'latin1')] : x);
+        expect([asBytes(st.min_value), asBytes(st.max_value)]).toEqual([[...min], [...max]]);
+      }),
+      { numRuns: 300 },
+    );
+  });
 });
 
 // The INT64 statistics are found from the (high, low) words: the low word compares unsigned.

@@ -46,6 +46,7 @@ describe('clustering a group on two threads', () => {
     ['slices with logs, GZIP level 1, hilbert', 'MERGE_ON_READ', { gzipLevel: 1, layout: 'hilbert', sortColumns: ['ts', 'city'] }],
     ['the row path', 'MERGE_ON_READ', { mergePath: 'rows' }],
     ['SNAPPY', 'COPY_ON_WRITE', { codec: 'SNAPPY' }],
+    ['no sort columns', 'COPY_ON_WRITE', { sortColumns: [] }],
   ] as const)('%s: the in-process bytes', async (_name, type, o) => {
     const base = fresh({ version: 9, type, partitions: ['p'], filesPerPartition: 4, rowsPerFile: 600, rowGroupSize: 200, logUpdates: 30, seed: 5 });
     const job = await jobOf(base, o as Partial<ClusterJob>);
