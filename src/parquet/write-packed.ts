@@ -197,6 +197,9 @@ function dictionaryOfIds(col: PackedColumn, given: ValueIds): { dict: PackedColu
   local.fill(-1);
   const dict = new PackedColumn(col.type, 64);
   const indexes = scratchInts(0, n);
+  // the values' bytes in all: a fixed width times the values, else summed from the offsets
+  const w = values.width;
+  const vo = values.offsets;
   let total = 0;
   let nonNull = 0;
   for (let i = 0; i < n; i++) {
@@ -211,9 +214,10 @@ function dictionaryOfIds(col: PackedColumn, given: ValueIds): { dict: PackedColu
       dict.appendBytes(values.data, values.start(x), values.end(x));
     }
     indexes[i] = l;
-    total += sizeOf(x) - prefix;
+    if (!w) total += vo[x + 1]! - vo[x]!;
     nonNull++;
   }
+  if (w) total = nonNull * w;
   const bitWidth = Math.ceil(Math.log2(dict.length));
   const indexSize = Math.ceil((nonNull * bitWidth) / 8);
   const plainSize = total + nonNull * prefix;
@@ -439,18 +443,40 @@ function columnPages(col: PackedColumn, element: SchemaElement, pageSize: number
         acc = size;
       }
     }
-  } else {
+  } else if (d || col.width) {
     // integer sizes (one loop per kind: this runs over every value of every column)
     const w = d ? 4 : col.width;
-    const o = col.offsets;
-    for (let i = 0; i < n; i++) {
-      const size = nulls[i] ? 0 : w || o[i + 1]! - o[i]!;
-      acc += size;
-      if (acc >= pageSize && i > start) {
-        bounds.push(i);
-        start = i;
-        acc = size;
+    if (col.nullCount === 0) {
+      // without nulls every page but the last holds the same number of values
+      const per = Math.max(1, Math.ceil(pageSize / w) - 1);
+      for (let i = per; i < n; i += per) bounds.push(i);
+    } else {
+      for (let i = 0; i < n; i++) {
+        const size = nulls[i] ? 0 : w;
+        acc += size;
+        if (acc >= pageSize && i > start) {
+          bounds.push(i);
+          start = i;
+          acc = size;
+        }
       }
+    }
+  } else {
+    // a page ends at the first value past `start` whose bytes bring it to pageSize: the offsets
+    // sum the sizes (a null's span is empty), so it is found by bisection
+    const o = col.offsets;
+    for (;;) {
+      const base = o[start]!;
+      let lo = start + 1;
+      let hi = n;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (o[mid + 1]! - base >= pageSize) hi = mid;
+        else lo = mid + 1;
+      }
+      if (lo >= n) break;
+      bounds.push(lo);
+      start = lo;
     }
   }
   bounds.push(n);
@@ -474,14 +500,22 @@ function columnPages(col: PackedColumn, element: SchemaElement, pageSize: number
     }
     let values: Uint8Array;
     if (d) {
-      const idx = scratchInts(1, to - from - numNulls);
-      let k = 0;
+      let idx: Int32Array;
       let maxIndex = 0;
-      for (let i = from; i < to; i++) {
-        const x = d.indexes[i]!;
-        if (x < 0) continue;
-        idx[k++] = x;
-        if (x > maxIndex) maxIndex = x;
+      if (numNulls === 0) {
+        // the page's indexes as they are; a whole chunk's use every dictionary entry
+        idx = d.indexes.subarray(from, to);
+        if (from === 0 && to === n) maxIndex = d.dict.length - 1;
+        else for (let i = 0; i < idx.length; i++) if (idx[i]! > maxIndex) maxIndex = idx[i]!;
+      } else {
+        idx = scratchInts(1, to - from - numNulls);
+        let k = 0;
+        for (let i = from; i < to; i++) {
+          const x = d.indexes[i]!;
+          if (x < 0) continue;
+          idx[k++] = x;
+          if (x > maxIndex) maxIndex = x;
+        }
       }
       const bitWidth = Math.ceil(Math.log2(maxIndex + 1));
       values = rleHybrid(idx, idx.length, bitWidth, bitWidth);

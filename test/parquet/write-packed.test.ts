@@ -7,7 +7,7 @@ import { chunkSpan, PackedColumn } from '../../src/parquet/packed.ts';
 import { openHoodiePackedColumnWriter, openHoodiePackedWriter, type ValueIds } from '../../src/parquet/write-packed.ts';
 import { withHoodieMetaFields, writeHoodieParquet } from '../../src/parquet/write.ts';
 import { compressors } from '../../src/parquet/read.ts';
-import { parquetMetadata, parquetReadObjects } from 'hyparquet';
+import { parquetMetadata, parquetReadObjects, readOffsetIndex, type ColumnChunk } from 'hyparquet';
 import { joinFileData } from '../../src/storage/index.ts';
 
 const schema = withHoodieMetaFields({ type: 'record', name: 'r', fields: [{ name: 'v', type: 'long' }] });
@@ -237,6 +237,69 @@ describe('packed column writer, numbers given as indexes', () => {
   }
 });
 
+// Page boundaries (fixed widths and dictionary indexes by count without nulls, byte arrays by
+// bisection over the offsets): the row writer's pages, at page sizes that cut every chunk many times.
+describe('packed writer pages', () => {
+  const pageSchema = withHoodieMetaFields({
+    type: 'record',
+    name: 'r',
+    fields: [
+      { name: 'k', type: 'string' },
+      { name: 's', type: ['null', 'string'], default: null },
+      { name: 'few', type: ['null', 'string'], default: null },
+      { name: 'n', type: ['null', 'long'], default: null },
+      { name: 'r', type: 'long' },
+      { name: 'd', type: ['null', 'double'], default: null },
+    ],
+  });
+  const rows = Array.from({ length: 700 }, (_, i) => ({
+    _hoodie_commit_time: '20250101000000000',
+    _hoodie_commit_seqno: `20250101000000000_0_${i}`,
+    _hoodie_record_key: `key-${i}`,
+    _hoodie_partition_path: 'p',
+    _hoodie_file_name: 'fg_1-0-0_20250101000000000.parquet',
+    k: `key-${i}`,
+    s: i % 9 === 0 ? null : `${'x'.repeat((i * 7) % 23)}${i}`,
+    few: i % 5 === 0 ? null : `v${i % 3}`,
+    n: i % 4 === 0 ? null : i * 1000,
+    r: i % 6,
+    d: i % 7 === 0 ? null : (i % 4) / 2,
+  }));
+  const packed = (from: number, to: number): PackedColumn[] => {
+    const types = ['BYTE_ARRAY', 'BYTE_ARRAY', 'BYTE_ARRAY', 'BYTE_ARRAY', 'BYTE_ARRAY', 'BYTE_ARRAY', 'BYTE_ARRAY', 'BYTE_ARRAY', 'INT64', 'INT64', 'DOUBLE'] as const;
+    const cols = types.map((t) => new PackedColumn(t, 8));
+    const dv = new DataView(new ArrayBuffer(8));
+    for (const row of rows.slice(from, to)) {
+      pageSchema.fields.forEach((f, j) => {
+        const v = (row as Record<string, unknown>)[f.name];
+        if (v === null) cols[j]!.appendNull();
+        else if (types[j] === 'BYTE_ARRAY') cols[j]!.appendString(v as string);
+        else {
+          if (types[j] === 'INT64') dv.setBigInt64(0, BigInt(v as number), true);
+          else dv.setFloat64(0, v as number, true);
+          cols[j]!.appendBytes(new Uint8Array(dv.buffer));
+        }
+      });
+    }
+    return cols;
+  };
+  for (const pageSize of [1, 16, 100, 1000]) {
+    it(`page size ${pageSize}: the row writer's bytes`, async () => {
+      const want = writeHoodieParquet({ schema: pageSchema, rows, rowGroupSize: 300, pageSize }).bytes;
+      const w = openHoodiePackedWriter({ schema: pageSchema, rowGroupSize: 300, pageSize });
+      for (let a = 0; a < rows.length; a += 300) await w.writeGroup(packed(a, Math.min(rows.length, a + 300)));
+      const got = (await w.finish()).bytes;
+      // the plain byte arrays (k, s), the longs and the dictionary indexes (few, r) are cut into
+      // pages: their chunks have an offset index, which lists them
+      const b = new Uint8Array(got);
+      const pagesOf = (c: ColumnChunk) => (c.offset_index_offset === undefined ? 1 : readOffsetIndex({ view: new DataView(b.buffer, b.byteOffset + Number(c.offset_index_offset), Number(c.offset_index_length)), offset: 0 }).page_locations.length);
+      const pages = parquetMetadata(b.buffer).row_groups[0]!.columns.map(pagesOf);
+      if (pageSize <= 100) for (const j of [5, 6, 7, 8, 9]) expect(pages[j], `column ${j}: ${pages.join(',')}`).toBeGreaterThan(1);
+      expect(Buffer.compare(Buffer.from(got), Buffer.from(want))).toBe(0);
+    });
+  }
+});
+
 // Byte-array statistics: min and max are those of an unsigned byte-by-byte comparison, for values
 // sharing prefixes, shorter than 4 bytes, or empty (ASCII bytes: the reader gives them back as strings).
 describe('packed writer byte-array statistics', () => {
@@ -256,7 +319,7 @@ describe('packed writer byte-array statistics', () => {
         await w.writeGroup(cols);
         const { bytes } = await w.finish();
         const st = parquetMetadata(new Uint8Array(bytes).buffer).row_groups[0]!.columns[5]!.meta_data!.statistics!;
-        const present = vs.filter((v): v is Uint8Array => v !== null);
+        const present = vs.filter((v) => v !== null) as Uint8Array[];
         if (present.length === 0) {
           expect(st.min_value).toBeUndefined();
           return;
