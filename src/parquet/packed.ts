@@ -667,11 +667,24 @@ export function pageLocationsOf(bytes: Uint8Array, at: number, numValues: number
   return out;
 }
 
+/** A data page of a chunk, its values still encoded: `r` at them (up to `end`), `count` non-null of `pageRows` rows. */
+interface DataPage {
+  encoding: string;
+  r: Reader;
+  end: number;
+  count: number;
+  nulls: Uint8Array | undefined;
+  pageRows: number;
+  /** the chunk's dictionary (read from its dictionary page) */
+  dict: PackedColumn | undefined;
+}
+
 /**
- * Reads one flat column chunk, given its bytes (`bytes` = file[chunkSpan(chunk)]), into `out` (appending).
- * OPTIONAL top-level columns have definition levels (max 1), REQUIRED ones none.
+ * Each data page of one flat column chunk, given its bytes (`bytes` = file[chunkSpan(chunk)]), in
+ * order (`page` returns false to stop: the walk returns false). OPTIONAL top-level columns have
+ * definition levels (max 1), REQUIRED ones none.
  */
-export function readPackedChunkBytes(bytes: Uint8Array, chunk: ColumnChunk, element: SchemaElement, compressors: Compressors, out: PackedColumn): void {
+function eachDataPage(bytes: Uint8Array, chunk: ColumnChunk, element: SchemaElement, compressors: Compressors, page: (p: DataPage) => boolean): boolean {
   const md = chunk.meta_data!;
   const maxDef = element.repetition_type === 'OPTIONAL' ? 1 : 0;
   const buf = bytes.buffer as ArrayBuffer;
@@ -734,13 +747,24 @@ export function readPackedChunkBytes(bytes: Uint8Array, chunk: ColumnChunk, elem
       pr = { view: pageView, offset: 0 };
       encoding = h.encoding;
     } else continue; // index pages
-    if (encoding === 'PLAIN') readPlainInto(out, pr, count, nulls, pageRows);
+    if (!page({ encoding, r: pr, end: pageView.byteLength, count, nulls, pageRows, dict })) return false;
+    rows += pageRows;
+  }
+  if (rows !== total) throw new Error(`column ${md.path_in_schema.join('.')}: ${rows} of ${total} values read`);
+  return true;
+}
+
+/** Reads one flat column chunk into `out` (appending). */
+export function readPackedChunkBytes(bytes: Uint8Array, chunk: ColumnChunk, element: SchemaElement, compressors: Compressors, out: PackedColumn): void {
+  const type = chunk.meta_data!.type;
+  eachDataPage(bytes, chunk, element, compressors, ({ encoding, r, end, count, nulls, pageRows, dict }) => {
+    if (encoding === 'PLAIN') readPlainInto(out, r, count, nulls, pageRows);
     else if (encoding === 'PLAIN_DICTIONARY' || encoding === 'RLE_DICTIONARY') {
       if (!dict) throw new Error('dictionary-encoded page without a dictionary');
-      readDictInto(out, dict, pr, pageView.byteLength, count, nulls, pageRows);
-    } else if (encoding === 'RLE' && md.type === 'BOOLEAN') {
+      readDictInto(out, dict, r, end, count, nulls, pageRows);
+    } else if (encoding === 'RLE' && type === 'BOOLEAN') {
       const vals = new Int32Array(count);
-      readRleBitPackedHybrid(pr, 1, vals);
+      readRleBitPackedHybrid(r, 1, vals);
       let k = 0;
       for (let i = 0; i < pageRows; i++) {
         if (nulls && nulls[i]) out.appendNull();
@@ -750,7 +774,37 @@ export function readPackedChunkBytes(bytes: Uint8Array, chunk: ColumnChunk, elem
         }
       }
     } else throw new PackedUnsupported(`page encoding ${encoding}`);
-    rows += pageRows;
-  }
-  if (rows !== total) throw new Error(`column ${md.path_in_schema.join('.')}: ${rows} of ${total} values read`);
+    return true;
+  });
+}
+
+/**
+ * A chunk whose every data page is dictionary-encoded, as its dictionary and each row's index into
+ * it (-1: null), or undefined for a chunk with a page of another encoding (read it with
+ * readPackedChunkBytes).
+ */
+export function readPackedChunkIds(bytes: Uint8Array, chunk: ColumnChunk, element: SchemaElement, compressors: Compressors): { dict: PackedColumn; ids: Int32Array } | undefined {
+  const n = Number(chunk.meta_data!.num_values);
+  const ids = new Int32Array(n);
+  let row = 0;
+  let dictionary: PackedColumn | undefined;
+  const all = eachDataPage(bytes, chunk, element, compressors, ({ encoding, r, end, count, nulls, pageRows, dict }) => {
+    if ((encoding !== 'PLAIN_DICTIONARY' && encoding !== 'RLE_DICTIONARY') || !dict || row + pageRows > n) return false;
+    dictionary = dict;
+    const bitWidth = r.view.getUint8(r.offset++);
+    const idx = ints(count);
+    if (bitWidth) readRleBitPackedHybrid(r, bitWidth, idx, end - r.offset);
+    else idx.fill(0);
+    let k = 0;
+    for (let i = 0; i < pageRows; i++, row++) {
+      if (nulls && nulls[i]) ids[row] = -1;
+      else {
+        const x = idx[k++]!;
+        if (x < 0 || x >= dict.length) throw new Error(`dictionary index ${x} out of ${dict.length}`);
+        ids[row] = x;
+      }
+    }
+    return true;
+  });
+  return all && dictionary && row === n ? { dict: dictionary, ids } : undefined;
 }

@@ -189,6 +189,59 @@ describe('held fields', () => {
     expect(Array.from({ length: n }, (_, i) => read(all, i, kinds.wide!))).toEqual(want.map((i) => values[i]));
   });
 
+  it('appendIds (a dictionary-encoded chunk as its dictionary and indexes) holds what appending the values holds', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom('string', 'wide', 'int', 'long', 'double'),
+        fc.array(fc.tuple(fc.integer({ min: 1, max: 40 }), fc.integer({ min: 0, max: 120 }), fc.boolean()), { minLength: 1, maxLength: 5 }),
+        fc.integer(),
+        (name, chunks, seed) => {
+          const kind = kinds[name]!;
+          const byIds = new HeldColumn(kind.type);
+          const byValues = new HeldColumn(kind.type);
+          let all: SortValue[] = [];
+          for (const [c, [distinct, rows, nulls]] of chunks.entries()) {
+            // a dictionary (maybe with entries no row uses), indexes into it
+            const dictValues = fc.sample(kind.values, { numRuns: distinct, seed: seed + c });
+            const dict = new PackedColumn(kind.type, 8);
+            for (const v of dictValues) kind.put(dict, v);
+            const idx = Int32Array.from(fc.sample(fc.integer({ min: nulls ? -1 : 0, max: distinct - 1 }), { numRuns: rows, seed: seed + 100 + c }));
+            if (rows === 0) continue;
+            byIds.appendIds(dict, idx);
+            const values = new PackedColumn(kind.type, 8);
+            for (const x of idx) {
+              if (x < 0) values.appendNull();
+              else values.appendBytes(dict.data, dict.start(x), dict.end(x));
+            }
+            byValues.append(values);
+            all = all.concat([...idx].map((x) => (x < 0 ? null : kind.read(dictValues[x]!))));
+          }
+          expect([byIds.isDictionary, byIds.length, byIds.size, byIds.nullCount]).toEqual([byValues.isDictionary, byValues.length, byValues.size, byValues.nullCount]);
+          const n = all.length;
+          const column: SortColumn = { name: 'v', index: 0, kind: kind.sort };
+          const perm = sortedOrder({ layout: 'linear' } as ClusterJob, [column], n, () => byIds);
+          expect([...perm]).toEqual([...sortedOrder({ layout: 'linear' } as ClusterJob, [column], n, () => byValues)]);
+          const a = byIds.gather(partOrder(perm, 0, n), new GatherScratch());
+          const b = byValues.gather(partOrder(perm, 0, n), new GatherScratch());
+          expect(Array.from({ length: n }, (_, i) => read(a.col, i, kind))).toEqual(Array.from({ length: n }, (_, i) => read(b.col, i, kind)));
+          expect(Array.from({ length: n }, (_, i) => read(a.col, i, kind))).toEqual([...perm].map((i) => all[i]));
+          expect(a.ids && [...a.ids.ids]).toEqual(b.ids && [...b.ids.ids]);
+        },
+      ),
+      { numRuns: 150 },
+    );
+    // past the limit inside one chunk: held as bytes, as appending the values
+    const n = HELD_DICTIONARY_LIMIT + 2000;
+    const dict = new PackedColumn('BYTE_ARRAY', 8);
+    for (let i = 0; i < n; i++) dict.appendString(`d${i}`);
+    // every entry used (n % 11 !== 0: each index has a row that is not null)
+    const idx = Int32Array.from({ length: 3 * n }, (_, i) => (i % 11 === 0 ? -1 : i % n));
+    const h = new HeldColumn('BYTE_ARRAY');
+    h.appendIds(dict, idx.subarray(0, 100));
+    h.appendIds(dict, idx);
+    expect([h.isDictionary, h.length, h.chunks().length, h.nullCount]).toEqual([false, 3 * n + 100, 2, [...idx.subarray(0, 100), ...idx].filter((x) => x < 0).length]);
+  });
+
   it('numbers of few distinct values are held as a dictionary too, given up past its limit (ranked, gathered as when plain)', () => {
     const n = 2 * HELD_DICTIONARY_LIMIT;
     const cases: [Kind, (i: number) => SortValue][] = [

@@ -10,7 +10,7 @@
 import { setImmediate as immediate } from 'node:timers/promises';
 import type { AsyncBuffer } from 'hyparquet';
 import { TblError } from '../../errors/index.ts';
-import { chunkSpan, PackedColumn, readPackedChunkBytes } from '../../parquet/packed.ts';
+import { chunkSpan, PackedColumn, readPackedChunkBytes, readPackedChunkIds } from '../../parquet/packed.ts';
 import { compressors, readParquetMetadataFrom, type ParquetFileInfo } from '../../parquet/read.ts';
 import { prepareHoodieSchema } from '../../parquet/write.ts';
 import type { Storage } from '../../storage/index.ts';
@@ -87,12 +87,21 @@ function decodeField(g: BaseGroup, j: number): HeldColumn | undefined {
       else {
         const chunk = rg.columns[b.chunkIndex.get(f.name)!]!;
         const { begin, end } = chunkSpan(chunk);
+        const bytes = b.bytes.subarray(begin, end);
+        let coded: ReturnType<typeof readPackedChunkIds>;
         try {
-          readPackedChunkBytes(b.bytes.subarray(begin, end), chunk, f.element, compressors, col);
+          // a dictionary-encoded chunk of a field held as a dictionary: its indexes, no values decoded
+          coded = held.isDictionary ? readPackedChunkIds(bytes, chunk, f.element, compressors) : undefined;
+          if (!coded) readPackedChunkBytes(bytes, chunk, f.element, compressors, col);
         } catch (e) {
           throw inputError(e, 'parquet', b.path, `cannot read parquet rows (column ${f.name}, row group ${k}) of`);
         }
-        if (col.length !== n) throw new TblError('parquet', `column ${f.name} of ${b.path} has ${col.length} values in a row group of ${n} rows`, { path: b.path });
+        const got = coded ? coded.ids.length : col.length;
+        if (got !== n) throw new TblError('parquet', `column ${f.name} of ${b.path} has ${got} values in a row group of ${n} rows`, { path: b.path });
+        if (coded) {
+          held.appendIds(coded.dict, coded.ids);
+          continue;
+        }
       }
       held.append(col);
     }

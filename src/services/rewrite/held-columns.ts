@@ -196,6 +196,51 @@ export class HeldColumn {
     this.plain.push(trimmed(c));
   }
 
+  /**
+   * Appends a chunk given as a dictionary and each row's index into it (-1: null), as read from a
+   * dictionary-encoded parquet chunk: no value is decoded or hashed per row, each distinct one once.
+   * The same as appending the values (the same ids in the same order of first appearance).
+   */
+  appendIds(dict: PackedColumn, idx: Int32Array): void {
+    const set = this.set;
+    const n = idx.length;
+    if (!set) {
+      this.append(valuesOfIds(this.type, dict, idx));
+      return;
+    }
+    const ids = new Uint16Array(n);
+    // the dictionary's entries met so far: their held id + 1
+    const held = new Int32Array(dict.length);
+    const dv = dict.view();
+    const w = this.width;
+    let size = 0;
+    let nulls = 0;
+    for (let i = 0; i < n; i++) {
+      const x = idx[i]!;
+      if (x < 0) {
+        nulls++;
+        if (w) size += w;
+        continue;
+      }
+      let h = held[x]!;
+      if (h === 0) {
+        h = held[x] = set.indexOf(dict.data, dv, dict.start(x), dict.end(x)) + 1;
+        if (set.dict.length > HELD_DICTIONARY_LIMIT) {
+          // too many distinct values: held as bytes from now on
+          this.toPlain();
+          this.append(valuesOfIds(this.type, dict, idx));
+          return;
+        }
+      }
+      ids[i] = h;
+      size += dict.end(x) - dict.start(x);
+    }
+    this.ids.push(ids);
+    this.length += n;
+    this.size += size;
+    this.nullCount += nulls;
+  }
+
   /** The dictionary form given up: every chunk held as its bytes. */
   private toPlain(): void {
     const dict = this.set!.dict;
@@ -510,6 +555,17 @@ export class HeldColumn {
     for (const p of this.plain) for (let i = 0; i < p.length; i++) out[g++] = valueOf(p, i, c);
     return out;
   }
+}
+
+/** The values of a dictionary and indexes (-1: null) as a packed column. */
+function valuesOfIds(type: ParquetType, dict: PackedColumn, idx: Int32Array): PackedColumn {
+  const c = new PackedColumn(type, idx.length);
+  for (let i = 0; i < idx.length; i++) {
+    const x = idx[i]!;
+    if (x < 0) c.appendNull();
+    else c.appendBytes(dict.data, dict.start(x), dict.end(x));
+  }
+  return c;
 }
 
 /**
