@@ -3,7 +3,7 @@
 // -0 = 0, longs exact past 2^53), over random columns of every value kind; stable for ties.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compareStrings, compareValues, radixOrder, sortPermutation, type SortColumn, type SortValue } from '../../src/services/rewrite/sort-order.ts';
+import { compareStrings, compareValues, radixOrder, radixOrder32, sortPermutation, type SortColumn, type SortValue } from '../../src/services/rewrite/sort-order.ts';
 
 const kinds: Record<string, fc.Arbitrary<SortValue>> = {
   long: fc.oneof(fc.bigInt({ min: -(1n << 63n), max: (1n << 63n) - 1n }), fc.bigInt({ min: -5n, max: 5n })),
@@ -58,6 +58,17 @@ describe('linear sort order', () => {
     const a = enc.encode('\uffff');
     const b = enc.encode('\u{1F600}');
     expect(a[0]! < b[0]!).toBe(true);
+  });
+
+  it('radixOrder32 = a stable sort by the unsigned 32-bit keys (digits shared by all keys, ties, every digit)', () => {
+    const word = fc.oneof(fc.constantFrom(0, 1, 0x7ff, 0x800, 0x3fffff, 0x400000, 0xffc00000, 0xffffffff), fc.integer({ min: 0, max: 0xffffffff }), fc.integer({ min: 0, max: 5 }));
+    fc.assert(
+      fc.property(fc.array(word, { maxLength: 300 }), (ws) => {
+        const want = ws.map((_, i) => i).sort((x, y) => ws[x]! - ws[y]! || x - y);
+        expect([...radixOrder32(new Uint32Array(ws))]).toEqual(want);
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('radixOrder = a stable sort by the unsigned 64-bit keys (bytes shared by all keys, ties, every word)', () => {

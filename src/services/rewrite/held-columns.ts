@@ -577,33 +577,36 @@ function rankNumbersOf(chunks: readonly PackedColumn[], type: ParquetType): Rank
   const xs = new Float64Array(n);
   const nulls = new Uint8Array(n);
   let g = 0;
+  // one loop per type (this runs over every row of a sort field)
   for (const p of chunks) {
     const dv = p.view();
-    for (let i = 0; i < p.length; i++, g++) {
-      if (p.nulls[i]) {
-        nulls[g] = 1;
-        continue;
-      }
-      switch (type) {
-        case 'INT32':
-          xs[g] = dv.getInt32(4 * i, true);
-          break;
-        case 'INT64': {
+    const pn = p.nulls;
+    const m = p.length;
+    if (p.nullCount > 0) for (let i = 0; i < m; i++) nulls[g + i] = pn[i]!;
+    switch (type) {
+      case 'INT32':
+        for (let i = 0; i < m; i++) xs[g + i] = dv.getInt32(4 * i, true);
+        break;
+      case 'INT64':
+        for (let i = 0; i < m; i++) {
           const hi = dv.getInt32(8 * i + 4, true);
+          // beyond ±2^53 a double would merge distinct longs (a null's zero bytes are 0)
           if (hi < -0x200000 || hi >= 0x200000) return undefined;
-          xs[g] = hi * 4294967296 + dv.getUint32(8 * i, true);
-          break;
+          xs[g + i] = hi * 4294967296 + dv.getUint32(8 * i, true);
         }
-        case 'FLOAT':
-          xs[g] = dv.getFloat32(4 * i, true);
-          break;
-        case 'DOUBLE':
-          xs[g] = dv.getFloat64(8 * i, true);
-          break;
-        default:
-          xs[g] = p.data[i]!;
-      }
+        break;
+      case 'FLOAT':
+        for (let i = 0; i < m; i++) xs[g + i] = dv.getFloat32(4 * i, true);
+        break;
+      case 'DOUBLE':
+        for (let i = 0; i < m; i++) xs[g + i] = dv.getFloat64(8 * i, true);
+        break;
+      default:
+        for (let i = 0; i < m; i++) xs[g + i] = p.data[i]!;
     }
+    // a null's value is 0, as before
+    if (p.nullCount > 0) for (let i = 0; i < m; i++) if (pn[i]) xs[g + i] = 0;
+    g += m;
   }
   if (type === 'INT32' || type === 'INT64') {
     // integers: their offsets from the minimum are ranks already (no sort to rank them), as long as

@@ -385,6 +385,54 @@ export function radixOrder(keys: Uint32Array): Int32Array {
 }
 
 /**
+ * The stable order of unsigned 32-bit keys (radixOrder for keys that fit a word, the usual combined
+ * rank): three passes of 11-bit digits, a digit every key shares skipped. `keys` is taken over
+ * (reordered in place as it goes).
+ */
+export function radixOrder32(keys: Uint32Array): Int32Array {
+  const n = keys.length;
+  const R = 2048;
+  const hist = new Int32Array(3 * R);
+  for (let i = 0; i < n; i++) {
+    const k = keys[i]!;
+    hist[k & 2047]!++;
+    hist[R + ((k >>> 11) & 2047)]!++;
+    hist[2 * R + (k >>> 22)]!++;
+  }
+  const passes: number[] = [];
+  for (let p = 0; p < 3; p++) if (n > 0 && hist[p * R + ((keys[0]! >>> (11 * p)) & 2047)]! !== n) passes.push(p);
+  let idx = new Int32Array(n);
+  for (let i = 0; i < n; i++) idx[i] = i;
+  if (passes.length === 0) return idx;
+  let key: Uint32Array = keys;
+  let idx2 = new Int32Array(n);
+  let key2: Uint32Array = new Uint32Array(passes.length > 1 ? n : 0);
+  for (const [q, p] of passes.entries()) {
+    const shift = 11 * p;
+    const count = hist.subarray(p * R, p * R + R);
+    let sum = 0;
+    for (let d = 0; d < R; d++) {
+      const c = count[d]!;
+      count[d] = sum;
+      sum += c;
+    }
+    if (q < passes.length - 1) {
+      for (let i = 0; i < n; i++) {
+        const k = key[i]!;
+        const at = count[(k >>> shift) & 2047]!++;
+        idx2[at] = idx[i]!;
+        key2[at] = k;
+      }
+      [key, key2] = [key2, key];
+    } else {
+      for (let i = 0; i < n; i++) idx2[count[(key[i]! >>> shift) & 2047]!++] = idx[i]!;
+    }
+    [idx, idx2] = [idx2, idx];
+  }
+  return idx;
+}
+
+/**
  * Ranks 1..distinct of numbers in compareValues order (0 where nulls[i]): NaN largest, -0 = 0, as Spark
  * orders them. The doubles' bits made unsigned-sortable, radix-ordered, ranked in that order.
  */
@@ -507,6 +555,26 @@ export function permutationOfRanks(n: number, columns: readonly Ranked[]): Int32
     const dense = widest.densify!();
     ranked = ranked.map((r) => (r === widest ? dense : r));
     span = spanOf(ranked);
+  }
+  if (span <= 4294967296) {
+    // the combined rank in a word (the usual case): a 32-bit radix order
+    const keys = new Uint32Array(n);
+    if (ranked.length === 1) {
+      const r = ranked[0]!.rank;
+      for (let i = 0; i < n; i++) keys[i] = r[i]!;
+    } else if (ranked.length === 2) {
+      const a = ranked[0]!.rank;
+      const b = ranked[1]!.rank;
+      const m = ranked[1]!.distinct + 1;
+      for (let i = 0; i < n; i++) keys[i] = a[i]! * m + b[i]!;
+    } else {
+      for (let i = 0; i < n; i++) {
+        let k = 0;
+        for (const r of ranked) k = k * (r.distinct + 1) + r.rank[i]!;
+        keys[i] = k;
+      }
+    }
+    return radixOrder32(keys);
   }
   if (span <= Number.MAX_SAFE_INTEGER) {
     // the combined rank as one exact integer, radix-ordered (stable: ties keep the input order)
