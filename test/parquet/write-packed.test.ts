@@ -7,6 +7,7 @@ import { chunkSpan, PackedColumn } from '../../src/parquet/packed.ts';
 import { openHoodiePackedColumnWriter, openHoodiePackedWriter, type ValueIds } from '../../src/parquet/write-packed.ts';
 import { withHoodieMetaFields, writeHoodieParquet } from '../../src/parquet/write.ts';
 import { compressors } from '../../src/parquet/read.ts';
+import { HoodieBloomFilter } from '../../src/parquet/bloom.ts';
 import { parquetMetadata, parquetReadObjects, readOffsetIndex, type ColumnChunk } from 'hyparquet';
 import { joinFileData } from '../../src/storage/index.ts';
 
@@ -173,6 +174,32 @@ describe('packed column writer', () => {
         }
         expect(Buffer.compare(joinFileData((await w.finish()).parts), want), `${name}, ids ${withIds}`).toBe(0);
       }
+    });
+  }
+});
+
+// A bloom filter built on two threads (bloomShared: this writer hashes the keys of rows r % every
+// === 0, the other thread the rest at their rows): the file of a writer that hashes every key.
+describe('packed column writer, bloom filter shared with another thread', () => {
+  for (const every of [0, 1, 3]) {
+    it(`every ${every}: the bytes of one writer hashing every key`, async () => {
+      const rows = 2500;
+      const cols = group(rows, 0, true);
+      const write = async (shared: boolean) => {
+        const w = openHoodiePackedColumnWriter({ schema, rowGroupSize: 1000, bloomShared: shared ? { every } : undefined }, rows);
+        for (const [j, col] of cols.entries()) for (let a = 0; a < rows; a += 1000) await w.writeColumn(j, col.slice(a, Math.min(rows, a + 1000)), undefined, a);
+        if (!shared) return joinFileData((await w.finish()).parts);
+        const there = HoodieBloomFilter.create({});
+        let keys = 0;
+        const k = cols[2]!;
+        for (let r = 0; r < rows; r++) {
+          if (every > 0 && r % every === 0) continue;
+          there.addBytesAt(k.data, k.start(r), k.end(r), r);
+          keys++;
+        }
+        return joinFileData((await w.finish({ filter: there, keys })).parts);
+      };
+      expect(Buffer.compare(await write(true), await write(false))).toBe(0);
     });
   }
 });
