@@ -1,5 +1,5 @@
-// A clustering group in the bundled worker, on one thread or two (cluster-stage.ts: the worker sorts
-// and gathers, this thread encodes the fields): the files are byte-identical to the in-process
+// A clustering group in the bundled worker, on one thread or two (cluster-stage.ts: the worker
+// gathers, this thread orders a base-files group and encodes the fields): the files are byte-identical to the in-process
 // clustering's on every path — base files only (no merge), slices with logs (merged and held), the
 // row path — with several outputs and rollover; an input error ends as it does in-process.
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';

@@ -35,8 +35,9 @@ export interface ClusteringRunOptions extends RewriteRunOptions {
   /** size of the new files (default hoodie.clustering.plan.strategy.target.file.max.bytes, else 1 GiB), as Hudi reads it at execution */
   targetFileMaxBytes?: number;
   /**
-   * threads one group uses with a worker: 2 = the worker sorts and gathers, this thread encodes the
-   * fields (cluster-stage.ts; the worker builds the bloom filters while it waits); default, as
+   * threads one group uses with a worker: 2 = the worker gathers (and sorts a group with logs), this
+   * thread orders a base-files group while the worker starts and encodes the fields (cluster-stage.ts;
+   * the worker builds the bloom filters while it waits); default, as
    * compaction's: 2 while fewer groups run than there are cores, else 1. On the bench
    * (bench/clustering.mjs, a shared 2-core host) two threads are ~10% faster and peak ~30–50 MB
    * higher (each thread's allocator arena keeps its own high-water mark); 1 for the lower peak

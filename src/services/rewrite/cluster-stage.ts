@@ -1,5 +1,6 @@
-// A clustering group on two threads: the worker reads, sorts and gathers the output a field at a
-// time (cluster-write.ts) into two shared buffers by turns; the thread that started it encodes,
+// A clustering group on two threads: the worker reads, sorts (a base-files group: the order comes
+// from this thread, orderAhead) and gathers the output a field at a time (cluster-write.ts) into two
+// shared buffers by turns; the thread that started it encodes,
 // compresses and assembles the files (openHoodiePackedColumnWriter, the same bytes as one thread
 // writes), reading each gathered field where it is and handing its buffer back once encoded —
 // so the worker gathers the next field while this one is encoded. The worker also builds the bloom
