@@ -428,6 +428,24 @@ export class PackedColumn {
     return c;
   }
 
+  /**
+   * Rows [from, to) for reading only, in this column's buffers: a byte array's offsets stay those of
+   * the whole column (its data is this column's up to the last value), so nothing is copied.
+   */
+  window(from: number, to: number): PackedColumn {
+    if (this.width) return this.slice(from, to);
+    const c = new PackedColumn(this.type, 0);
+    const s = this.start(from);
+    const e = to > from ? this.end(to - 1) : s;
+    c.data = this.data.subarray(0, e);
+    c.offsets = this.offsets.subarray(from, to + 1);
+    c.size = e - s;
+    c.nulls = this.nulls.subarray(from, to);
+    c.length = to - from;
+    c.nullCount = from === 0 && to === this.length ? this.nullCount : this.nullsIn(from, to);
+    return c;
+  }
+
   /** Number of nulls among values [from, to). */
   nullsIn(from: number, to: number): number {
     if (this.nullCount === 0) return 0;

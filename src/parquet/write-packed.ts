@@ -1122,7 +1122,8 @@ export function openHoodiePackedColumnWriter(opts: PackedWriterOptions, rows: nu
       const parts: Promise<EncodedChunk>[] = [];
       for (let g = at / R; g * R < end; g++) {
         const from = g * R - at;
-        const part = col.slice(from, from + rowsOf(g));
+        // read where it is (the chunk is encoded before this returns)
+        const part = col.window(from, from + rowsOf(g));
         // the keys in file order: the key column's parts come in order
         if (j === encoder.keyIndex) file.addKeys(part);
         parts.push((chunks[g]![j] = encoder.encodeChunk(part, j, rowsOf(g), ids && { ids: ids.ids.subarray(from, from + rowsOf(g)), values: ids.values, onlyIds: ids.onlyIds })));
