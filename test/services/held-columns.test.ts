@@ -16,7 +16,7 @@ import { withHoodieMetaFields } from '../../src/parquet/write.ts';
 import { parquetReadObjects } from 'hyparquet';
 import type { ClusterJob } from '../../src/services/rewrite/cluster-job.ts';
 import { GatherScratch, HELD_DICTIONARY_LIMIT, HeldColumn, partOrder, partOrders } from '../../src/services/rewrite/held-columns.ts';
-import { compareValues, type SortColumn, type SortValue } from '../../src/services/rewrite/sort-order.ts';
+import { compareValues, sortPermutation, type SortColumn, type SortValue } from '../../src/services/rewrite/sort-order.ts';
 import { joinFileData } from '../../src/storage/index.ts';
 
 const enc = new TextEncoder();
@@ -262,6 +262,31 @@ describe('held fields', () => {
         expect([...perm], `${kind.type}, ${distinct} distinct`).toEqual(want);
         const all = h.gather(partOrder(perm, 0, n), new GatherScratch()).col;
         expect(Array.from({ length: n }, (_, i) => read(all, i, kind))).toEqual(want.map((i) => seen[i]));
+      }
+    }
+  });
+
+  it('z-order and hilbert over fields held as a dictionary (ints, longs, strings): the order of their values', () => {
+    const n = 3000;
+    const qty = Array.from({ length: n }, (_, i) => (i % 13 === 0 ? null : ((i * 31) % 500) - 100));
+    const ts = Array.from({ length: n }, (_, i) => BigInt(1_700_000_000_000 + ((i * 104729) % 86_400_000)));
+    const city = Array.from({ length: n }, (_, i) => (i % 9 === 0 ? null : `c${i % 7}`));
+    const held = [hold(kinds.int!, qty, [1000, 1000]), hold(kinds.long!, ts, [1500]), hold(kinds.string!, city, [700, 0, 900])];
+    expect(held.map((h) => h.isDictionary)).toEqual([true, true, true]);
+    const seen = [qty, ts, city];
+    const columns: SortColumn[] = [
+      { name: 'qty', index: 0, kind: 'int' },
+      { name: 'ts', index: 1, kind: 'long' },
+      { name: 'city', index: 2, kind: 'string' },
+    ];
+    for (const layout of ['z-order', 'hilbert'] as const) {
+      for (const cols of [columns.slice(0, 2), [columns[2]!, columns[0]!]]) {
+        const got = sortedOrder({ layout } as ClusterJob, cols, n, (c) => held[c.index]!);
+        const want = sortPermutation(n, cols, layout, (c, i) => {
+          const v = seen[cols[c]!.index]![i]!;
+          return typeof v === 'bigint' ? Number(v) : v;
+        });
+        expect([...got], `${layout}: ${cols.map((c) => c.name).join(',')}`).toEqual([...want]);
       }
     }
   });
