@@ -502,6 +502,17 @@ export class SpanSet {
   }
 }
 
+/** The values given as indexes into `dict` (-1: null), as a packed column of `type`. */
+export function columnOfIds(type: ParquetType, dict: PackedColumn, ids: ArrayLike<number>): PackedColumn {
+  const c = new PackedColumn(type, ids.length);
+  for (let i = 0; i < ids.length; i++) {
+    const x = ids[i]!;
+    if (x < 0) c.appendNull();
+    else c.appendBytes(dict.data, dict.start(x), dict.end(x));
+  }
+  return c;
+}
+
 /** A shared column as posted to another thread: its fields, the typed arrays sharing their memory there. */
 export interface WireColumn {
   type: ParquetType;

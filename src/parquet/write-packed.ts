@@ -13,7 +13,7 @@ import { writePageHeader } from 'hyparquet-writer/src/datapage.js';
 import { snappyCompress } from './snappy.ts';
 import { TblError } from '../errors/index.ts';
 import { BloomBatch, HoodieBloomFilter } from './bloom.ts';
-import { PackedColumn, pageLocationsOf, SpanSet } from './packed.ts';
+import { columnOfIds, PackedColumn, pageLocationsOf, SpanSet } from './packed.ts';
 import { rleHybrid } from './rle-hybrid.ts';
 import { compareBytes, concatBytes, equalBytes, moveBytes, viewOf } from '../util/byte-spans.ts';
 import { ChunkWriter, closeHoodieFile, closeHoodieFileParts, DEFAULT_ROW_GROUP_ROWS, type HoodieParquetParts, type HoodieParquetWriterOptions } from './write-incremental.ts';
@@ -159,17 +159,6 @@ export interface ValueIds {
    * ids, taken from `values` only where the dictionary is not kept. Not for the record key.
    */
   onlyIds?: boolean;
-}
-
-/** A column of values given by their ids alone (ValueIds.onlyIds), with its bytes. */
-function withBytesOfIds(col: PackedColumn, { ids, values }: ValueIds): PackedColumn {
-  const c = new PackedColumn(col.type, 0);
-  for (let i = 0; i < col.length; i++) {
-    const x = ids[i]!;
-    if (x < 0) c.appendNull();
-    else c.appendBytes(values.data, values.start(x), values.end(x));
-  }
-  return c;
 }
 
 function dictionaryOfIds(col: PackedColumn, given: ValueIds): { dict: PackedColumn; indexes: Int32Array } | null {
@@ -804,7 +793,7 @@ function openPackedGroupEncoder(opts: PackedWriterOptions): PackedGroupEncoder {
     if (ids && !constant) {
       given = dictionaryOfIds(col, ids);
       // no dictionary: the values written plain
-      if (!given && ids.onlyIds) col = withBytesOfIds(col, ids);
+      if (!given && ids.onlyIds) col = columnOfIds(col.type, ids.values, ids.ids.subarray(0, col.length));
     }
     const { pages, dict, stats } = constant ? columnPages(constant.col, element, pageSize, constant.dict, withStats) : columnPages(col, element, pageSize, given, withStats);
     let dictPart: EncodedColumn['dict'];

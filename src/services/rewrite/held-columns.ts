@@ -5,7 +5,7 @@
 // gathers the output a field at a time, a few row groups at a time, into reused buffers, and each
 // field is let go once it is written.
 import type { ParquetType } from 'hyparquet';
-import { PackedColumn, SpanSet } from '../../parquet/packed.ts';
+import { columnOfIds, PackedColumn, SpanSet } from '../../parquet/packed.ts';
 import type { ValueIds } from '../../parquet/write-packed.ts';
 import { compareBytes, equalBytes, moveBytes, viewOf } from '../../util/byte-spans.ts';
 import { rankNumbers, rankValues, type Ranked, type SortColumn, type SortValue } from './sort-order.ts';
@@ -205,7 +205,7 @@ export class HeldColumn {
     const set = this.set;
     const n = idx.length;
     if (!set) {
-      this.append(valuesOfIds(this.type, dict, idx));
+      this.append(columnOfIds(this.type, dict, idx));
       return;
     }
     const ids = new Uint16Array(n);
@@ -228,7 +228,7 @@ export class HeldColumn {
         if (set.dict.length > HELD_DICTIONARY_LIMIT) {
           // too many distinct values: held as bytes from now on
           this.toPlain();
-          this.append(valuesOfIds(this.type, dict, idx));
+          this.append(columnOfIds(this.type, dict, idx));
           return;
         }
       }
@@ -555,17 +555,6 @@ export class HeldColumn {
     for (const p of this.plain) for (let i = 0; i < p.length; i++) out[g++] = valueOf(p, i, c);
     return out;
   }
-}
-
-/** The values of a dictionary and indexes (-1: null) as a packed column. */
-function valuesOfIds(type: ParquetType, dict: PackedColumn, idx: Int32Array): PackedColumn {
-  const c = new PackedColumn(type, idx.length);
-  for (let i = 0; i < idx.length; i++) {
-    const x = idx[i]!;
-    if (x < 0) c.appendNull();
-    else c.appendBytes(dict.data, dict.start(x), dict.end(x));
-  }
-  return c;
 }
 
 /**
