@@ -46,9 +46,14 @@ function memoryFile(bytes: Uint8Array): AsyncBuffer {
   return { byteLength: bytes.length, slice: (s, e) => bytes.buffer.slice(bytes.byteOffset + s, bytes.byteOffset + (e ?? bytes.length)) as ArrayBuffer };
 }
 
+/** Every slice of the group is a base file alone: the base path may take it (openBaseGroup decides). */
+export function baseFilesOnly(job: ClusterJob): boolean {
+  return job.slices.length > 0 && job.slices.every((s) => s.baseFile && s.logFiles.length === 0);
+}
+
 /** The group's base files read, or undefined when it needs the merge (logs, nulls in meta fields, the row path's columns). */
 async function openBaseGroup(storage: Storage, job: ClusterJob, sortCols: SortColumn[]): Promise<BaseGroup | undefined> {
-  if (job.slices.length === 0 || job.slices.some((s) => !s.baseFile || s.logFiles.length > 0)) return undefined;
+  if (!baseFilesOnly(job)) return undefined;
   const jFile = job.writerSchema.fields.findIndex((f) => f.name === '_hoodie_file_name');
   if (sortCols.some((c) => c.index === jFile)) return undefined;
   const inputs: BaseInput[] = [];

@@ -10,7 +10,7 @@ import { HoodieBloomFilter } from '../../parquet/bloom.ts';
 import { columnOfWire, type PackedColumn, type WireColumn } from '../../parquet/packed.ts';
 import type { GivenBloom, HoodiePackedColumnWriter } from '../../parquet/write-packed.ts';
 import type { Storage } from '../../storage/index.ts';
-import { baseOrder } from './cluster-base.ts';
+import { baseFilesOnly, baseOrder } from './cluster-base.ts';
 import type { ClusterJob, ClusterOutput } from './cluster-job.ts';
 import { openFileWriter, type ColumnSink, type FileLayout } from './cluster-write.ts';
 import { sortColumnsOf } from './sort-order.ts';
@@ -110,7 +110,7 @@ export function encodingSide(job: ClusterJob, reply: (r: ClusterStageReply) => v
  * Undefined for a group with log files.
  */
 export function orderAhead(storage: Storage, job: ClusterJob): { prefetch: Prefetch[]; order: () => Promise<Int32Array | undefined> } | undefined {
-  if (job.slices.length === 0 || job.slices.some((s) => !s.baseFile || s.logFiles.length > 0)) return undefined;
+  if (!baseFilesOnly(job)) return undefined;
   const handed = new Map<string, (b: Uint8Array | undefined) => void>();
   const prefetch = job.slices.map((s) => {
     const { path, size } = s.baseFile!;
