@@ -65,6 +65,11 @@ export interface Prefetch {
 /** Files read ahead for a worker: whole log files up to this many bytes in all. */
 export const PREFETCH_LIMIT = 256 * 1048576;
 
+/** `b` is the whole of an ArrayBuffer (not a view into a larger one, nor shared): it can be transferred as it is. */
+export function ownsWholeBuffer(b: Uint8Array): boolean {
+  return b.byteOffset === 0 && b.byteLength === b.buffer.byteLength && !(b.buffer instanceof SharedArrayBuffer);
+}
+
 /** A fresh buffer of exactly these bytes: transferable without detaching a shared pool slab. */
 function own(b: Uint8Array): Uint8Array {
   return new Uint8Array(b);
@@ -84,7 +89,7 @@ export function serveStorage(port: MessagePort, storage: Storage, prefetch: Pref
           return;
         }
         // the caller's own bytes move across when they are a whole buffer
-        const bytes = read && b.byteOffset === 0 && b.byteLength === b.buffer.byteLength && !(b.buffer instanceof SharedArrayBuffer) ? b : own(b);
+        const bytes = read && ownsWholeBuffer(b) ? b : own(b);
         port.postMessage({ prefetched: path, bytes } satisfies Prefetched, [bytes.buffer as ArrayBuffer]);
       },
       () => port.postMessage({ prefetched: path } satisfies Prefetched),

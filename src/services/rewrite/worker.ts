@@ -6,7 +6,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { MessagePort } from 'node:worker_threads';
 import { mergeToParquet, type MergeJob } from './merge-op.ts';
 import { runMergeStage, type StageReply } from './two-stage.ts';
-import { storageOverPort, toWire } from './worker-wire.ts';
+import { ownsWholeBuffer, storageOverPort, toWire } from './worker-wire.ts';
 import { clusterGroup, type ClusterJob } from './cluster-op.ts';
 import { remoteSink, type ClusterStageReply } from './cluster-stage.ts';
 
@@ -44,7 +44,7 @@ try {
     // the files' parts are handed over, not copied (a part that is a view, or shares its buffer, is copied first)
     const seen = new Set<ArrayBufferLike>();
     const whole = (p: Uint8Array): Uint8Array => {
-      const own = p.byteOffset === 0 && p.byteLength === p.buffer.byteLength && !seen.has(p.buffer) && !(p.buffer instanceof SharedArrayBuffer);
+      const own = ownsWholeBuffer(p) && !seen.has(p.buffer);
       const q = own ? p : new Uint8Array(p);
       seen.add(q.buffer);
       return q;
