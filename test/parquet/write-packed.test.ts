@@ -30,6 +30,25 @@ function group(n: number, first: number, fill: boolean): PackedColumn[] {
   return cols;
 }
 
+/** The meta fields of row i as the column-writer tests fill them (the file name NAME). */
+function appendMeta(cols: PackedColumn[], i: number): void {
+  cols[0]!.appendString('20250101000000000');
+  cols[1]!.appendString(`20250101000000000_0_${i}`);
+  cols[2]!.appendString(`key-${i}`);
+  cols[3]!.appendString('p');
+  cols[4]!.appendBytes(NAME);
+}
+
+/** The column's values as indexes into its distinct values, listed in an order of their own (not first appearance). */
+function idsOf(col: PackedColumn): ValueIds {
+  const keyOf = (i: number) => Buffer.from(col.data.subarray(col.start(i), col.end(i))).toString('latin1');
+  const distinct = [...new Set(Array.from({ length: col.length }, (_, i) => (col.nulls[i] ? undefined : keyOf(i))).filter((x) => x !== undefined))].reverse();
+  const values = new PackedColumn(col.type, 8);
+  for (const d of distinct) values.appendBytes(Buffer.from(d, 'latin1'));
+  const at = new Map(distinct.map((d, k) => [d, k]));
+  return { values, ids: Int32Array.from({ length: col.length }, (_, i) => (col.nulls[i] ? -1 : at.get(keyOf(i))!)) };
+}
+
 describe('packed writer constant columns', () => {
   for (const sizes of [[1], [2], [5, 1], [7, 2, 1], [300, 300, 17]]) {
     it(`row groups of ${sizes.join(', ')} rows: same bytes as the filled column`, async () => {
@@ -133,11 +152,7 @@ describe('packed column writer', () => {
       const fill = (from: number, to: number): PackedColumn[] => {
         const cols = strSchema.fields.map(() => new PackedColumn('BYTE_ARRAY', 8));
         for (let i = from; i < to; i++) {
-          cols[0]!.appendString('20250101000000000');
-          cols[1]!.appendString(`20250101000000000_0_${i}`);
-          cols[2]!.appendString(`key-${i}`);
-          cols[3]!.appendString('p');
-          cols[4]!.appendBytes(NAME);
+          appendMeta(cols, i);
           const v = value(i);
           if (v === null) cols[5]!.appendNull();
           else cols[5]!.appendString(v);
@@ -153,12 +168,7 @@ describe('packed column writer', () => {
         for (let [j, col] of all.entries()) {
           let ids: ValueIds | undefined;
           if (withIds) {
-            // distinct values in an order of their own (not first appearance)
-            const distinct = [...new Set(Array.from({ length: rows }, (_, i) => (col.nulls[i] ? undefined : Buffer.from(col.data.subarray(col.start(i), col.end(i))).toString('latin1'))).filter((x) => x !== undefined))].reverse();
-            const values = new PackedColumn('BYTE_ARRAY', 8);
-            for (const d of distinct) values.appendBytes(Buffer.from(d, 'latin1'));
-            const at = new Map(distinct.map((d, k) => [d, k]));
-            ids = { values, ids: Int32Array.from({ length: rows }, (_, i) => (col.nulls[i] ? -1 : at.get(Buffer.from(col.data.subarray(col.start(i), col.end(i))).toString('latin1'))!)) };
+            ids = idsOf(col);
             // the ids alone (not the record key): a column of its nulls, every value empty
             if (withIds === 'only' && j !== 2) {
               const bare = new PackedColumn('BYTE_ARRAY', 8);
@@ -228,11 +238,7 @@ describe('packed column writer, numbers given as indexes', () => {
         const fill = (from: number, to: number): PackedColumn[] => {
           const cols = schema.fields.map((_, j) => new PackedColumn(j === 5 ? type : 'BYTE_ARRAY', 8));
           for (let i = from; i < to; i++) {
-            cols[0]!.appendString('20250101000000000');
-            cols[1]!.appendString(`20250101000000000_0_${i}`);
-            cols[2]!.appendString(`key-${i}`);
-            cols[3]!.appendString('p');
-            cols[4]!.appendBytes(NAME);
+            appendMeta(cols, i);
             const v = value(i);
             if (v === null) cols[5]!.appendNull();
             else {
@@ -247,16 +253,7 @@ describe('packed column writer, numbers given as indexes', () => {
         const want = (await groups.finish()).bytes;
         const w = openHoodiePackedColumnWriter({ schema, rowGroupSize: R }, rows);
         for (const [j, col] of fill(0, rows).entries()) {
-          let ids: ValueIds | undefined;
-          if (j === 5) {
-            const keyOf = (i: number) => Buffer.from(col.data.subarray(col.start(i), col.end(i))).toString('latin1');
-            const distinct = [...new Set(Array.from({ length: rows }, (_, i) => (col.nulls[i] ? undefined : keyOf(i))).filter((x) => x !== undefined))].reverse();
-            const values = new PackedColumn(type, 8);
-            for (const d of distinct) values.appendBytes(Buffer.from(d, 'latin1'));
-            const at = new Map(distinct.map((d, k) => [d, k]));
-            ids = { values, ids: Int32Array.from({ length: rows }, (_, i) => (col.nulls[i] ? -1 : at.get(keyOf(i))!)) };
-          }
-          await w.writeColumn(j, col, ids);
+          await w.writeColumn(j, col, j === 5 ? idsOf(col) : undefined);
         }
         expect(Buffer.compare(joinFileData((await w.finish()).parts), want)).toBe(0);
       });
