@@ -619,13 +619,18 @@ function ints(n: number): Int32Array {
   return scratchInts.subarray(0, n);
 }
 
-/** Dictionary indexes (count of them) into `out`. */
+/** Dictionary indexes (count of them) into `out`, as their values. */
 function readDictInto(out: PackedColumn, dict: PackedColumn, r: Reader, end: number, count: number, nulls: Uint8Array | undefined, pageRows: number): void {
+  out.appendDictValues(dict, readDictIndexes(r, end, count), pageRows, nulls);
+}
+
+/** A dictionary-encoded page's `count` indexes (its bit width byte, then RLE/bit-packed runs; a scratch array). */
+function readDictIndexes(r: Reader, end: number, count: number): Int32Array {
   const bitWidth = r.view.getUint8(r.offset++);
   const idx = ints(count);
   if (bitWidth) readRleBitPackedHybrid(r, bitWidth, idx, end - r.offset);
   else idx.fill(0);
-  out.appendDictValues(dict, idx, pageRows, nulls);
+  return idx;
 }
 
 /** Definition levels of a flat optional column as null flags (1 = null). */
@@ -820,10 +825,7 @@ export function readPackedChunkIds(bytes: Uint8Array, chunk: ColumnChunk, elemen
   const all = eachDataPage(bytes, chunk, element, compressors, ({ encoding, r, end, count, nulls, pageRows, dict }) => {
     if ((encoding !== 'PLAIN_DICTIONARY' && encoding !== 'RLE_DICTIONARY') || !dict || row + pageRows > n) return false;
     dictionary = dict;
-    const bitWidth = r.view.getUint8(r.offset++);
-    const idx = ints(count);
-    if (bitWidth) readRleBitPackedHybrid(r, bitWidth, idx, end - r.offset);
-    else idx.fill(0);
+    const idx = readDictIndexes(r, end, count);
     let k = 0;
     for (let i = 0; i < pageRows; i++, row++) {
       if (nulls && nulls[i]) ids[row] = -1;
