@@ -123,22 +123,18 @@ function decodeSortFields(g: BaseGroup, sortCols: SortColumn[]): Map<number, Hel
 /**
  * The order clusterBaseFiles computes for the group (undefined: it takes the merge), computed by the
  * thread that encodes while the worker starts; `handOver` gets each base file's bytes once the sort
- * fields are decoded (the worker reads them from there). Errors are the worker's to raise: they end
- * in undefined.
+ * fields are decoded (the worker reads them from there). Its errors are the worker's to raise
+ * (cluster-stage.ts orderAhead ends them in undefined).
  */
 export async function baseOrder(storage: Storage, job: ClusterJob, sortCols: SortColumn[], handOver: (path: string, bytes: Uint8Array) => void): Promise<Int32Array | undefined> {
-  try {
-    const g = await openBaseGroup(storage, job, sortCols);
-    if (!g) return undefined;
-    const fields = decodeSortFields(g, sortCols);
-    for (const b of g.inputs) handOver(b.path, b.bytes);
-    g.inputs = [];
-    // the files are sent before the sort holds this thread: the worker decodes meanwhile
-    await immediate();
-    return sortedOrder(job, sortCols, g.records, (c) => fields.get(c.index)!);
-  } catch {
-    return undefined;
-  }
+  const g = await openBaseGroup(storage, job, sortCols);
+  if (!g) return undefined;
+  const fields = decodeSortFields(g, sortCols);
+  for (const b of g.inputs) handOver(b.path, b.bytes);
+  g.inputs = [];
+  // the files are sent before the sort holds this thread: the worker decodes meanwhile
+  await immediate();
+  return sortedOrder(job, sortCols, g.records, (c) => fields.get(c.index)!);
 }
 
 /**
